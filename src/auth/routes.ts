@@ -1,0 +1,122 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Config } from '../config.js';
+import type { Services } from '../services.js';
+import { badRequest, notFound } from '../http/problem.js';
+import { NoContent, problems } from '../http/responses.js';
+import { CurrentUserSchema, presentCurrentUser } from '../users/presenter.js';
+import { createForge, ForgeError, pkcePair, randomState, type Forge } from './forges/index.js';
+import type { UserRow } from '../db/schema.js';
+import { isSiteAdmin } from './actor.js';
+
+const ProviderSchema = Type.Object({ id: Type.String(), type: Type.String(), name: Type.String() });
+const tags = ['auth'];
+
+export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: Services }> = async (app, { config, services }) => {
+  const forges = new Map<string, Forge>(config.providers.map((p) => [p.id, createForge(p)]));
+  const redirectUri = `${config.baseUrl}/auth/callback`;
+
+  app.get('/auth/providers', {
+    schema: { tags, summary: 'Configured sign-in providers', security: [], response: { 200: Type.Array(ProviderSchema) } },
+  }, async () => config.providers.map(({ id, type, name }) => ({ id, type, name })));
+
+  app.get('/auth/login/:provider', {
+    schema: {
+      tags,
+      summary: 'Start signing in with a forge (redirects to its authorization page)',
+      security: [],
+      params: Type.Object({ provider: Type.String() }),
+      querystring: Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 2000 })) }),
+      response: { 302: { description: 'Redirect to the forge.', type: 'null' }, ...problems(404) },
+    },
+  }, async (request, reply) => {
+    const forge = forges.get(request.params.provider);
+    if (!forge) throw notFound(`The sign-in provider "${request.params.provider}"`);
+    const state = randomState();
+    const { verifier, challenge } = pkcePair();
+    request.session.set('oauth', {
+      provider: request.params.provider, state, verifier, returnTo: safeReturnTo(request.query.return_to),
+    });
+    return reply.redirect(forge.authorizeUrl({ state, codeChallenge: challenge, redirectUri }));
+  });
+
+  app.get('/auth/callback', {
+    schema: {
+      tags,
+      summary: 'OAuth 2.0 callback: the forge sends the user back here with a code',
+      security: [],
+      querystring: Type.Object({
+        code: Type.Optional(Type.String()),
+        state: Type.Optional(Type.String()),
+        error: Type.Optional(Type.String()),
+        error_description: Type.Optional(Type.String()),
+      }),
+      response: { 302: { description: 'Signed in (to the app) or sent back to the login screen with a message.', type: 'null' }, ...problems(400) },
+    },
+  }, async (request, reply) => {
+    const pending = request.session.get('oauth');
+    const { code, state, error } = request.query;
+    if (!pending || !state || state !== pending.state) {
+      throw badRequest('The sign-in state is missing or does not match; start signing in again.');
+    }
+    // One attempt per state: a replayed callback finds nothing to match.
+    request.session.set('oauth', undefined);
+    const forge = forges.get(pending.provider);
+    if (!forge) return toLogin(reply, 'That sign-in provider is no longer configured.');
+    if (error || !code) return toLogin(reply, error === 'access_denied' ? 'Sign-in was cancelled on the forge.' : `The forge refused the sign-in (${error ?? 'no code'}).`);
+    try {
+      const accessToken = await forge.exchangeCode({ code, codeVerifier: pending.verifier, redirectUri });
+      const forgeUser = await forge.fetchUser(accessToken);
+      const user = await services.users.upsertForgeUser({ providerId: pending.provider, ...forgeUser });
+      await startSession(request, user, 'signed_in', { provider: pending.provider });
+      return reply.redirect(pending.returnTo);
+    } catch (caught) {
+      if (caught instanceof ForgeError) {
+        request.log.warn({ provider: pending.provider, reason: caught.message }, 'forge sign-in failed');
+        return toLogin(reply, caught.message);
+      }
+      throw caught;
+    }
+  });
+
+  app.post('/auth/logout', {
+    schema: { tags, summary: 'End the session', response: { 204: NoContent } },
+  }, async (request, reply) => {
+    const sessionId = request.session.get('sid');
+    if (sessionId) await services.sessions.destroy(sessionId);
+    request.session.delete();
+    return reply.code(204).send(null);
+  });
+
+  app.post('/auth/dev-login', {
+    schema: {
+      tags,
+      summary: 'Development sign-in as the local administrator "dev" (only when no provider is configured)',
+      security: [],
+      response: { 200: CurrentUserSchema, ...problems(404) },
+    },
+  }, async (request) => {
+    if (!config.devLogin) throw notFound('Development login');
+    const user = await services.users.upsertDevUser();
+    await startSession(request, user, 'dev_login', {});
+    return presentCurrentUser(user, true, config.providers, await services.users.orgRoles(user.id));
+  });
+
+  async function startSession(request: FastifyRequest, user: UserRow, action: string, details: Record<string, unknown>) {
+    const old = request.session.get('sid');
+    if (old) await services.sessions.destroy(old);
+    request.session.set('sid', await services.sessions.create(user.id));
+    await services.audit.record({ action, actor: { id: user.id, login: user.login }, ip: request.ip, target: { type: 'user', id: user.id }, details: { ...details, is_admin: isSiteAdmin(user, config.admins) } });
+  }
+};
+
+function toLogin(reply: FastifyReply, message: string) {
+  return reply.redirect(`/login?error=${encodeURIComponent(message)}`);
+}
+
+/** Only a path on this service: no scheme, no host, no protocol-relative `//evil`. */
+function safeReturnTo(value: string | undefined): string {
+  if (!value || !value.startsWith('/') || value.startsWith('//') || value.includes('\\')) return '/';
+  return /^[\x21-\x7e]+$/.test(value) ? value : '/';
+}

@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { DatabaseConfig } from '../config.js';
+import type { Database } from './schema.js';
+import { latestMigration, migrationProvider } from './migrations/index.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Db {
+  kysely: Kysely<Database>;
+  dialect: Dialect;
+  migrate(): Promise<void>;
+  /** True when the database answers and every migration is applied. */
+  isReady(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export function openDatabase(config: DatabaseConfig): Db {
+  const kysely = config.kind === 'sqlite' ? openSqlite(config.file) : openPostgres(config.url);
+  return {
+    kysely,
+    dialect: config.kind,
+    migrate: () => migrate(kysely),
+    isReady: () => isReady(kysely),
+    close: () => kysely.destroy(),
+  };
+}
+
+function openSqlite(file: string): Kysely<Database> {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const database = new SQLite(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('foreign_keys = ON');
+  // WAL makes NORMAL durable against process crashes; only an OS crash can lose the last commits.
+  database.pragma('synchronous = NORMAL');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+}
+
+const TIMESTAMPTZ_OID = 1184;
+const INT8_OID = 20;
+
+function openPostgres(url: string): Kysely<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: 5000,
+    types: {
+      getTypeParser: ((oid: number, format?: string) => {
+        if (oid === TIMESTAMPTZ_OID) return (value: string) => new Date(value).toISOString();
+        if (oid === INT8_OID) return (value: string) => Number(value);
+        return pg.types.getTypeParser(oid, format as 'text');
+      }) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client losing its server emits here; without a listener the process would crash.
+  pool.on('error', () => undefined);
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+async function migrate(kysely: Kysely<Database>): Promise<void> {
+  const migrator = new Migrator({ db: kysely, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error) {
+    const name = failed ? ` ${failed.migrationName}` : '';
+    throw new Error(`database migration${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+async function isReady(kysely: Kysely<Database>): Promise<boolean> {
+  try {
+    const row = await sql<{ name: string }>`select name from kysely_migration order by name desc limit 1`
+      .execute(kysely);
+    return row.rows[0]?.name === latestMigration;
+  } catch {
+    return false;
+  }
+}

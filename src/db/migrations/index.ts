@@ -1,0 +1,13 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as initial from './0001_initial.js';
+
+/** Migrations are imported, not read from disk, so the built package needs no file globbing. */
+const migrations: Record<string, Migration> = {
+  '0001_initial': initial,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};
+
+export const latestMigration = Object.keys(migrations).sort().at(-1)!;

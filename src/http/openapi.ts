@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { ProblemSchema } from './problem.js';
+
+export const SESSION_SCHEME = 'session';
+export const BEARER_SCHEME = 'apiKey';
+
+/** Must be registered before any route, so that every route lands in the document. */
+export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+  app.addSchema(ProblemSchema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Scanyard API',
+        version,
+        description: 'Security scan results (SBOM, SARIF, findings) of every repository in one place. '
+          + 'Errors are RFC 9457 application/problem+json. Lists take page and per_page and answer '
+          + 'with X-Total-Count, X-Page, X-Per-Page and Link headers.',
+      },
+      components: {
+        securitySchemes: {
+          [SESSION_SCHEME]: { type: 'apiKey', in: 'cookie', name: 'scanyard_session', description: 'Browser session, set by sign-in.' },
+          [BEARER_SCHEME]: { type: 'http', scheme: 'bearer', description: 'An API key (syd_...) created in Settings.' },
+        },
+      },
+      security: [{ [SESSION_SCHEME]: [] }, { [BEARER_SCHEME]: [] }],
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/swagger' });
+  const hide = { hide: true };
+  app.get('/swagger/doc.json', { schema: hide, config: { auth: 'none' } }, async () => app.swagger());
+  app.get('/swagger/swagger.yaml', { schema: hide, config: { auth: 'none' } }, async (_request, reply) =>
+    reply.type('application/yaml').send(app.swagger({ yaml: true })),
+  );
+  app.get('/swagger/index.html', { schema: hide, config: { auth: 'none' } }, async (_request, reply) =>
+    reply.redirect('/swagger/'),
+  );
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+import pino from 'pino';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { openDatabase } from './db/index.js';
+import { buildApp } from './app.js';
+import { resolveSessionSecret } from './auth/session.js';
+
+const COMMANDS = ['serve', 'worker', 'migrate'] as const;
+type Command = (typeof COMMANDS)[number];
+
+async function main(argv: string[]): Promise<void> {
+  const command = (argv[0] ?? 'serve') as Command;
+  if (!COMMANDS.includes(command)) fail(`unknown command "${argv[0]}"; use one of: ${COMMANDS.join(', ')}`);
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+  const log = pino({ level: config.logLevel });
+  const db = openDatabase(config.database);
+  try {
+    await db.migrate();
+  } catch (error) {
+    fail(`cannot prepare the database: ${(error as Error).message}`);
+  }
+  if (command === 'migrate') {
+    log.info('migrations applied');
+    await db.close();
+    return;
+  }
+  await serve(config, db, log);
+}
+
+async function serve(config: Config, db: ReturnType<typeof openDatabase>, log: pino.Logger): Promise<void> {
+  const sessionSecret = resolveSessionSecret(config.sessionSecret, config.dataDir, log);
+  const app = await buildApp({ config, db, sessionSecret });
+  if (config.devLogin) app.log.warn('development login is enabled (no sign-in provider is configured); do not expose this instance');
+  await app.listen({ port: config.port, host: config.host });
+  onShutdown(async () => {
+    await app.close();
+    await db.close();
+  }, log);
+}
+
+function onShutdown(stop: () => Promise<void>, log: pino.Logger): void {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing in-flight work');
+    stop().then(() => process.exit(0), (error: unknown) => {
+      log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    });
+  };
+  process.on('SIGTERM', () => handler('SIGTERM'));
+  process.on('SIGINT', () => handler('SIGINT'));
+}
+
+function fail(message: string): never {
+  process.stderr.write(`scanyard: ${message}\n`);
+  process.exit(1);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => fail((error as Error).message ?? String(error)));

@@ -1,0 +1,72 @@
+/**
+ * The normalised shape every parser produces. Parsers are pure: bytes in, this out,
+ * no database in sight. Ingest turns it into findings, components and status.
+ */
+export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
+export const SEVERITIES: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
+
+export type ScanFormat = 'sarif' | 'cyclonedx' | 'spdx' | 'findings';
+export const SCAN_FORMATS: readonly ScanFormat[] = ['sarif', 'cyclonedx', 'spdx', 'findings'];
+
+export interface NormalisedFinding {
+  /** Rule or advisory id (SARIF ruleId, CVE/GHSA id, semgrep check_id). Never empty. */
+  ruleId: string;
+  /** Human title of the rule when the format has one. */
+  ruleName: string | null;
+  message: string;
+  severity: Severity;
+  /** The tool's own level or severity word, as it was written (SARIF level, "HIGH", ...). */
+  level: string | null;
+  /** SARIF result kind ("fail", "open", ...) when given. */
+  kind: string | null;
+  filePath: string | null;
+  startLine: number | null;
+  endLine: number | null;
+  /**
+   * A stable identity the tool itself provides (SARIF partialFingerprints or fingerprints,
+   * Semgrep's extra.fingerprint, package@version for dependency advisories). Ingest combines it
+   * with ruleId and filePath; when null, ingest falls back to the normalised message.
+   */
+  fingerprint: string | null;
+  /** For dependency findings: the affected package. */
+  packageName: string | null;
+  packageVersion: string | null;
+  purl: string | null;
+  securitySeverity: number | null;
+  helpUri: string | null;
+}
+
+export interface NormalisedComponent {
+  /** bom-ref (CycloneDX) or SPDXID (SPDX): what the dependency graph refers to. */
+  ref: string | null;
+  name: string;
+  version: string | null;
+  purl: string | null;
+  /** CycloneDX component type ("library", "application", ...) or SPDX primaryPackagePurpose. */
+  type: string | null;
+  licenses: string[];
+  hashes: { alg: string; value: string }[];
+}
+
+export interface NormalisedDependency {
+  ref: string;
+  dependsOn: string[];
+}
+
+/** One tool's output in one upload. A SARIF with several runs of one tool gives one analysis. */
+export interface NormalisedAnalysis {
+  tool: { name: string; version: string | null };
+  findings: NormalisedFinding[];
+  components: NormalisedComponent[];
+  dependencies: NormalisedDependency[];
+}
+
+export interface NormalisedScan {
+  format: ScanFormat;
+  analyses: NormalisedAnalysis[];
+}
+
+/** A parse that cannot go on; `message` is shown to the user on the failed upload. */
+export class ParseError extends Error {
+  override readonly name = 'ParseError';
+}

@@ -1,0 +1,67 @@
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp, type App } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { openDatabase, type Db } from '../../src/db/index.js';
+import { SESSION_COOKIE } from '../../src/auth/session.js';
+import type { UserRow } from '../../src/db/schema.js';
+import { createTestDatabase, type DbKind, type TestDatabase } from './db.js';
+
+export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123';
+
+export interface TestApp {
+  app: App;
+  db: Db;
+  config: Config;
+  database: TestDatabase;
+  request(options: InjectOptions): Promise<LightMyRequestResponse>;
+  /** A user as if they had signed in through a forge, with a session cookie. */
+  user(login: string, options?: { admin?: boolean }): Promise<{ user: UserRow; cookie: string }>;
+  cookieFor(userId: string): Promise<string>;
+  /** Creates an API key as that user (through the API) and returns its secret. */
+  apiKey(cookie: string, body?: Record<string, unknown>): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(kind: DbKind, env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase(kind);
+  const config = loadConfig({ DATABASE_URL: database.url, SERVICE_SESSION_SECRET: TEST_SECRET, SERVICE_BASE_URL: 'http://localhost:8080', ...env });
+  const db = openDatabase(config.database);
+  await db.migrate();
+  const app = await buildApp({ config, db, sessionSecret: TEST_SECRET, logger: false });
+  await app.ready();
+  let forgeIds = 0;
+
+  const testApp: TestApp = {
+    app, db, config, database,
+    request: (options) => app.inject(options),
+    async user(login, options = {}) {
+      const user = await app.services.users.upsertForgeUser({
+        providerId: 'test', forgeUserId: `${login}-${++forgeIds}`, login, name: login, email: `${login}@example.com`, avatarUrl: null,
+      });
+      if (options.admin) await db.kysely.updateTable('users').set({ is_admin: 1 }).where('id', '=', user.id).execute();
+      return { user: { ...user, is_admin: options.admin ? 1 : 0 }, cookie: await testApp.cookieFor(user.id) };
+    },
+    async cookieFor(userId) {
+      const sid = await app.services.sessions.create(userId);
+      return `${SESSION_COOKIE}=${app.encodeSecureSession(app.createSecureSession({ sid }))}`;
+    },
+    async apiKey(cookie, body = {}) {
+      const res = await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: { cookie }, payload: { name: 'test key', ...body } });
+      if (res.statusCode !== 201) throw new Error(`creating a key failed: ${res.statusCode} ${res.body}`);
+      return res.json<{ key: string }>().key;
+    },
+    async close() {
+      await app.close();
+      await db.close();
+      await database.drop();
+    },
+  };
+  return testApp;
+}
+
+/** The session cookie a response sets, ready to send back. */
+export function sessionCookie(res: LightMyRequestResponse): string {
+  const cookie = res.cookies.find((c) => c.name === SESSION_COOKIE);
+  if (!cookie) throw new Error(`no session cookie in the response (${res.statusCode})`);
+  return `${SESSION_COOKIE}=${cookie.value}`;
+}
