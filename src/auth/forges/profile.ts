@@ -1,0 +1,35 @@
+import { malformed, type ForgeHttp } from './http.js';
+
+export type Json = Record<string, unknown>;
+
+export function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function asRecord(http: ForgeHttp, value: unknown, what: string): Json {
+  if (!isRecord(value)) throw malformed(http, `an unexpected ${what}`);
+  return value;
+}
+
+/** Forge ids are numbers (GitHub, GitLab, Gitea) or strings (Bitbucket uuid); we keep strings. */
+export function requireId(http: ForgeHttp, value: unknown, field: string): string {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+  if (typeof value === 'string' && value !== '') return value;
+  throw malformed(http, `a user profile without a usable ${field}`);
+}
+
+export function requireText(http: ForgeHttp, value: unknown, field: string): string {
+  if (typeof value === 'string' && value !== '') return value;
+  throw malformed(http, `a user profile without a usable ${field}`);
+}
+
+/** Forges send "" or null for unset profile fields; both mean null here. */
+export function optionalText(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value : null;
+}
+
+/** The address flagged both primary and verified, by the forge's own field names. */
+export function primaryVerified(list: unknown[], primary: string, verified: string): string | null {
+  const hit = list.find((e) => isRecord(e) && e[primary] === true && e[verified] === true);
+  return isRecord(hit) ? optionalText(hit.email) : null;
+}

@@ -1,0 +1,144 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadProviders, ProviderConfigError } from '../../src/auth/providers-config.js';
+
+const SECRET = 'hunter2-do-not-print';
+const entry = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
+  id: 'gh',
+  type: 'github',
+  name: 'GitHub',
+  client_id: 'cid',
+  client_secret: SECRET,
+  ...over,
+});
+const inline = (...entries: unknown[]): Record<string, string> => ({ SERVICE_PROVIDERS: JSON.stringify(entries) });
+
+function tempFile(name: string, text: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'scanyard-providers-')), name);
+  writeFileSync(path, text);
+  return path;
+}
+
+function configError(env: Record<string, string | undefined>): string {
+  try {
+    loadProviders(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ProviderConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('expected a ProviderConfigError');
+}
+
+describe('loadProviders: valid input', () => {
+  it('fills the defaults for every forge type', () => {
+    const providers = loadProviders(
+      inline(
+        entry(),
+        entry({ id: 'gl', type: 'gitlab', name: 'GitLab' }),
+        entry({ id: 'tea', type: 'gitea', name: 'Gitea', url: 'https://gitea.example.com/' }),
+        entry({ id: 'cb', type: 'forgejo', name: 'Codeberg', url: 'https://codeberg.org' }),
+        entry({ id: 'bb', type: 'bitbucket', name: 'Bitbucket' }),
+      ),
+    );
+    expect(providers.map(({ id, url, api_url, scopes }) => ({ id, url, api_url, scopes }))).toEqual([
+      { id: 'gh', url: 'https://github.com', api_url: 'https://api.github.com', scopes: ['read:user', 'user:email'] },
+      { id: 'gl', url: 'https://gitlab.com', api_url: 'https://gitlab.com/api/v4', scopes: ['read_user'] },
+      { id: 'tea', url: 'https://gitea.example.com', api_url: 'https://gitea.example.com/api/v1', scopes: ['read:user'] },
+      { id: 'cb', url: 'https://codeberg.org', api_url: 'https://codeberg.org/api/v1', scopes: ['read:user'] },
+      { id: 'bb', url: 'https://bitbucket.org', api_url: 'https://api.bitbucket.org', scopes: ['account', 'email'] },
+    ]);
+    expect(providers[0]).toEqual({ ...entry(), url: 'https://github.com', api_url: 'https://api.github.com', scopes: ['read:user', 'user:email'] });
+  });
+
+  it('derives the GitHub Enterprise API, strips trailing slashes and keeps given scopes and api_url', () => {
+    const [ghes, gl] = loadProviders(
+      inline(
+        entry({ url: 'https://ghe.corp.example//', scopes: ['read:user'] }),
+        entry({ id: 'gl', type: 'gitlab', url: 'http://gitlab.local/sub/', api_url: 'http://api.gitlab.local/v4/' }),
+      ),
+    );
+    expect(ghes).toMatchObject({ url: 'https://ghe.corp.example', api_url: 'https://ghe.corp.example/api/v3', scopes: ['read:user'] });
+    expect(gl).toMatchObject({ url: 'http://gitlab.local/sub', api_url: 'http://api.gitlab.local/v4' });
+  });
+
+  it('reads a YAML file', () => {
+    const path = tempFile(
+      'providers.yaml',
+      ['- id: corp', '  type: gitlab', '  name: Corp GitLab', '  client_id: abc', `  client_secret: ${SECRET}`, '  url: https://git.corp.example', '  scopes: [read_user, openid]'].join('\n'),
+    );
+    expect(loadProviders({ SERVICE_PROVIDERS_FILE: path })).toEqual([
+      {
+        id: 'corp',
+        type: 'gitlab',
+        name: 'Corp GitLab',
+        client_id: 'abc',
+        client_secret: SECRET,
+        url: 'https://git.corp.example',
+        api_url: 'https://git.corp.example/api/v4',
+        scopes: ['read_user', 'openid'],
+      },
+    ]);
+  });
+
+  it('reads a JSON file', () => {
+    const path = tempFile('providers.json', JSON.stringify([entry()]));
+    expect(loadProviders({ SERVICE_PROVIDERS_FILE: path })).toHaveLength(1);
+  });
+
+  it('returns no providers when neither variable is set (or both are blank)', () => {
+    expect(loadProviders({})).toEqual([]);
+    expect(loadProviders({ SERVICE_PROVIDERS: ' ', SERVICE_PROVIDERS_FILE: '' })).toEqual([]);
+  });
+});
+
+describe('loadProviders: errors', () => {
+  it('gives the documented message for an unknown type', () => {
+    const env = inline(entry(), entry({ id: 'corp', type: 'gitbucket' }));
+    expect(configError(env)).toBe(
+      'SERVICE_PROVIDERS[1] (id "corp"): unknown type "gitbucket"; expected one of github, gitlab, gitea, forgejo, bitbucket',
+    );
+  });
+
+  const yamlBroken = tempFile('broken.yaml', `- id: x\n  client_secret: ${SECRET}\n    bad: indent`);
+  const jsonBroken = tempFile('broken.json', `[{"client_secret": "${SECRET}",}]`);
+  const cases: Array<[string, Record<string, string | undefined>, string]> = [
+    ['both variables', { SERVICE_PROVIDERS: '[]', SERVICE_PROVIDERS_FILE: '/x.yaml' }, 'SERVICE_PROVIDERS and SERVICE_PROVIDERS_FILE are both set'],
+    ['invalid JSON', { SERVICE_PROVIDERS: `[{"client_secret": "${SECRET}" oops}]` }, 'SERVICE_PROVIDERS: is not valid JSON (line 1, column'],
+    ['invalid JSON file', { SERVICE_PROVIDERS_FILE: jsonBroken }, `SERVICE_PROVIDERS_FILE (${jsonBroken}): is not valid JSON`],
+    ['invalid YAML', { SERVICE_PROVIDERS_FILE: yamlBroken }, `SERVICE_PROVIDERS_FILE (${yamlBroken}): is not valid YAML`],
+    ['missing file', { SERVICE_PROVIDERS_FILE: '/nonexistent/p.yaml' }, 'SERVICE_PROVIDERS_FILE (/nonexistent/p.yaml): cannot read the file (ENOENT)'],
+    ['not an array', { SERVICE_PROVIDERS: JSON.stringify(entry()) }, 'SERVICE_PROVIDERS: must be an array of providers, got an object'],
+    ['entry not an object', inline('github'), 'SERVICE_PROVIDERS[0]: must be an object'],
+    ['missing id', inline(entry({ id: undefined })), 'SERVICE_PROVIDERS[0]: id is missing'],
+    ['id not url-safe', inline(entry({ id: 'Corp Git' })), 'SERVICE_PROVIDERS[0] (id "Corp Git"): id "Corp Git" may only contain a-z, 0-9'],
+    ['duplicate id', inline(entry(), entry()), 'SERVICE_PROVIDERS[1] (id "gh"): id "gh" is already used by SERVICE_PROVIDERS[0]'],
+    ['missing type', inline(entry({ type: undefined })), 'SERVICE_PROVIDERS[0] (id "gh"): type is missing'],
+    ['missing name', inline(entry({ name: undefined })), 'SERVICE_PROVIDERS[0] (id "gh"): name is missing'],
+    ['empty client_id', inline(entry({ client_id: '' })), 'SERVICE_PROVIDERS[0] (id "gh"): client_id must be a non-empty string, got ""'],
+    ['missing client_secret', inline(entry({ client_secret: undefined })), 'SERVICE_PROVIDERS[0] (id "gh"): client_secret is missing'],
+    ['client_secret not a string', inline(entry({ client_secret: 991234567 })), 'SERVICE_PROVIDERS[0] (id "gh"): client_secret must be a non-empty string'],
+    ['gitea without url', inline(entry({ type: 'gitea' })), 'SERVICE_PROVIDERS[0] (id "gh"): url is required for type "gitea"'],
+    ['forgejo without url', inline(entry({ type: 'forgejo' })), 'SERVICE_PROVIDERS[0] (id "gh"): url is required for type "forgejo"'],
+    ['url not http(s)', inline(entry({ url: 'ftp://git.example' })), 'SERVICE_PROVIDERS[0] (id "gh"): url "ftp://git.example" must use http or https'],
+    ['url not a URL', inline(entry({ url: 'git.example' })), 'SERVICE_PROVIDERS[0] (id "gh"): url is not a valid URL'],
+    ['url with credentials', inline(entry({ url: `https://u:${SECRET}@git.example` })), 'SERVICE_PROVIDERS[0] (id "gh"): url must not contain credentials'],
+    ['url with query', inline(entry({ url: 'https://git.example/?a=1' })), 'url "https://git.example/?a=1" must not have a query or fragment'],
+    ['bad api_url', inline(entry({ api_url: 42 })), 'SERVICE_PROVIDERS[0] (id "gh"): api_url must be a string, got 42'],
+    ['bitbucket elsewhere without api_url', inline(entry({ type: 'bitbucket', url: 'https://bb.test' })), 'api_url is required when a bitbucket url other than https://bitbucket.org is set'],
+    ['scopes not an array', inline(entry({ scopes: 'read:user' })), 'SERVICE_PROVIDERS[0] (id "gh"): scopes must be an array of strings, got "read:user"'],
+    ['scope with a space', inline(entry({ scopes: ['read:user user:email'] })), 'scopes must hold non-empty strings without spaces'],
+    ['unknown field', inline(entry({ scope: ['x'] })), 'SERVICE_PROVIDERS[0] (id "gh"): unknown field "scope"; expected id, type, name'],
+    ['file entries', { SERVICE_PROVIDERS_FILE: tempFile('p.json', JSON.stringify([entry({ type: 'svn' })])) }, '[0] (id "gh"): unknown type "svn"'],
+  ];
+
+  it.each(cases)('%s: one line naming the variable, no secret', (_, env, expected) => {
+    const message = configError(env);
+    expect(message).toContain(expected);
+    expect(message).toMatch(/^SERVICE_PROVIDERS/);
+    expect(message).not.toContain('\n');
+    expect(message).not.toContain(SECRET);
+    expect(message).not.toContain('991234567');
+  });
+});
