@@ -43,7 +43,7 @@ export async function createTestApp(kind: DbKind, env: Record<string, string> = 
     },
     async cookieFor(userId) {
       const sid = await app.services.sessions.create(userId);
-      return `${SESSION_COOKIE}=${app.encodeSecureSession(app.createSecureSession({ sid }))}`;
+      return `${SESSION_COOKIE}=${encodeURIComponent(app.encodeSecureSession(app.createSecureSession({ sid })))}`;
     },
     async apiKey(cookie, body = {}) {
       const res = await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: { cookie }, payload: { name: 'test key', ...body } });
@@ -63,5 +63,5 @@ export async function createTestApp(kind: DbKind, env: Record<string, string> = 
 export function sessionCookie(res: LightMyRequestResponse): string {
   const cookie = res.cookies.find((c) => c.name === SESSION_COOKIE);
   if (!cookie) throw new Error(`no session cookie in the response (${res.statusCode})`);
-  return `${SESSION_COOKIE}=${cookie.value}`;
+  return `${SESSION_COOKIE}=${encodeURIComponent(cookie.value)}`;
 }

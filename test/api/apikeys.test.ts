@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { DB_KINDS } from '../support/db.js';
+import { isWellFormedKey } from '../../src/auth/key-format.js';
+
+describe.each(DB_KINDS)('API keys on %s', (kind) => {
+  let t: TestApp;
+  let cookie: string;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    ({ cookie } = await t.user('kim'));
+  });
+  afterAll(() => t.close());
+
+  const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+  it('shows the secret once, in a recognisable form, and never again', async () => {
+    const created = await t.request({ method: 'POST', url: '/api/v1/apikeys', headers: { cookie }, payload: { name: 'ci', scopes: ['upload'] } });
+    expect(created.statusCode).toBe(201);
+    const body = created.json();
+    expect(body.key).toMatch(/^syd_[0-9A-Za-z]{38}$/);
+    expect(isWellFormedKey(body.key)).toBe(true);
+    expect(body).toMatchObject({ name: 'ci', scopes: ['upload'], org_ids: null, expires_at: null, last_used_at: null });
+    expect(body.key.startsWith(body.prefix)).toBe(true);
+
+    const list = await t.request({ url: '/api/v1/apikeys', headers: { cookie } });
+    expect(list.headers['x-total-count']).toBe('1');
+    const [listed] = list.json();
+    expect(listed.id).toBe(body.id);
+    expect(listed).not.toHaveProperty('key');
+    expect(list.body).not.toContain(body.key.slice(12));
+    const stored = await t.db.kysely.selectFrom('api_keys').selectAll().executeTakeFirstOrThrow();
+    expect(stored.key_hash).not.toContain(body.key);
+    expect(list.body).not.toContain(stored.key_hash);
+  });
+
+  it('authenticates as its user until revoked, then stops at once', async () => {
+    const key = await t.apiKey(cookie, { name: 'temp' });
+    const me = await t.request({ url: '/api/v1/me', headers: bearer(key) });
+    expect(me.statusCode).toBe(200);
+    expect(me.json().login).toBe('kim');
+    const id = (await t.request({ url: '/api/v1/apikeys?per_page=100', headers: { cookie } })).json().find((k: { name: string }) => k.name === 'temp').id;
+    expect((await t.request({ method: 'DELETE', url: `/api/v1/apikeys/${id}`, headers: { cookie } })).statusCode).toBe(204);
+    expect((await t.request({ url: '/api/v1/me', headers: bearer(key) })).statusCode).toBe(401);
+  });
+
+  it('records when a key was last used', async () => {
+    const key = await t.apiKey(cookie, { name: 'used' });
+    await t.request({ url: '/api/v1/me', headers: bearer(key) });
+    const listed = (await t.request({ url: '/api/v1/apikeys?per_page=100', headers: { cookie } })).json().find((k: { name: string }) => k.name === 'used');
+    expect(listed.last_used_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+
+  it('refuses expired, malformed and unknown keys alike', async () => {
+    const key = await t.apiKey(cookie, { name: 'short', expires_at: new Date(Date.now() + 60_000).toISOString() });
+    expect((await t.request({ url: '/api/v1/me', headers: bearer(key) })).statusCode).toBe(200);
+    await t.db.kysely.updateTable('api_keys').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('name', '=', 'short').execute();
+    const expired = await t.request({ url: '/api/v1/me', headers: bearer(key) });
+    const malformed = await t.request({ url: '/api/v1/me', headers: bearer('syd_nope') });
+    const unknown = await t.request({ url: '/api/v1/me', headers: bearer(key.slice(0, -7) + (key.at(-7) === 'a' ? 'b' : 'a') + key.slice(-6)) });
+    const notBearer = await t.request({ url: '/api/v1/me', headers: { authorization: 'Basic abc' } });
+    for (const res of [expired, malformed, unknown, notBearer]) {
+      expect(res.statusCode).toBe(401);
+      expect(res.json().detail).toBe('The API key is not valid.');
+    }
+  });
+
+  it('does not let a key create or list keys', async () => {
+    const key = await t.apiKey(cookie, { name: 'writer' });
+    expect((await t.request({ url: '/api/v1/apikeys', headers: bearer(key) })).statusCode).toBe(403);
+    expect((await t.request({ method: 'POST', url: '/api/v1/apikeys', headers: bearer(key), payload: { name: 'more' } })).statusCode).toBe(403);
+  });
+
+  it("answers another user's key id with 404 and leaves it working", async () => {
+    const other = await t.user('lee');
+    const key = await t.apiKey(other.cookie, { name: 'lees' });
+    const id = (await t.request({ url: '/api/v1/apikeys', headers: { cookie: other.cookie } })).json()[0].id;
+    expect((await t.request({ method: 'DELETE', url: `/api/v1/apikeys/${id}`, headers: { cookie } })).statusCode).toBe(404);
+    expect((await t.request({ url: '/api/v1/me', headers: bearer(key) })).statusCode).toBe(200);
+  });
+
+  it('validates the request', async () => {
+    const post = (payload: unknown) => t.request({ method: 'POST', url: '/api/v1/apikeys', headers: { cookie }, payload: payload as object });
+    const cases: [unknown, string][] = [
+      [{}, '/name'],
+      [{ name: '' }, '/name'],
+      [{ name: 'x', scopes: ['admin'] }, '/scopes/0'],
+      [{ name: 'x', expires_at: 'tomorrow' }, '/expires_at'],
+      [{ name: 'x', expires_at: '2001-01-01T00:00:00Z' }, '/expires_at'],
+      [{ name: 'x', org_ids: ['not-mine'] }, '/org_ids/0'],
+      [{ name: 'x', colour: 'red' }, '/colour'],
+    ];
+    for (const [payload, path] of cases) {
+      const res = await post(payload);
+      expect(res.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(res.json().errors.map((e: { path: string }) => e.path), JSON.stringify(payload)).toContain(path);
+    }
+  });
+
+  it('narrows a read key to GET requests', async () => {
+    const key = await t.apiKey(cookie, { name: 'reader', scopes: ['read'] });
+    expect((await t.request({ url: '/api/v1/me', headers: bearer(key) })).statusCode).toBe(200);
+    const res = await t.request({ method: 'POST', url: '/auth/logout', headers: bearer(key) });
+    expect(res.statusCode).toBe(403);
+  });
+});

@@ -1,0 +1,57 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseDatabaseUrl } from '../../src/config.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+describe('configuration', () => {
+  it('has working defaults: SQLite in ./data, port 8080', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 8080, host: '0.0.0.0', baseUrl: 'http://localhost:8080', logLevel: 'info', devLogin: true, workers: 1 });
+    expect(config.database).toEqual({ kind: 'sqlite', file: './data/scanyard.db' });
+    expect(config.dataDir).toBe(path.resolve('data'));
+  });
+
+  it('reads the spellings of DATABASE_URL people use', () => {
+    expect(parseDatabaseUrl('sqlite:/tmp/x.db')).toEqual({ kind: 'sqlite', file: '/tmp/x.db' });
+    expect(parseDatabaseUrl('sqlite:///tmp/x.db')).toEqual({ kind: 'sqlite', file: '/tmp/x.db' });
+    expect(parseDatabaseUrl('./here.db')).toEqual({ kind: 'sqlite', file: './here.db' });
+    expect(parseDatabaseUrl('postgres://u@h:5432/db')).toEqual({ kind: 'postgres', url: 'postgres://u@h:5432/db' });
+    expect(parseDatabaseUrl('postgresql://u@h/db').kind).toBe('postgres');
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT must be a whole number (got "abc")'],
+    [{ PORT: '70000' }, 'PORT must be between 1 and 65535 (got 70000)'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL uses "mysql", which is not supported'],
+    [{ SERVICE_SESSION_SECRET: 'short' }, 'SERVICE_SESSION_SECRET must be at least 32 characters (it has 5)'],
+    [{ NODE_ENV: 'production' }, 'SERVICE_SESSION_SECRET is required when NODE_ENV=production'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
+    [{ SERVICE_BASE_URL: 'ftp://x' }, 'SERVICE_BASE_URL must be an http(s) URL'],
+    [{ SERVICE_DEV_LOGIN: 'maybe' }, 'SERVICE_DEV_LOGIN must be true or false'],
+    [{ SERVICE_PROVIDERS: '[{"id":"x","type":"gitbucket"}]' }, 'SERVICE_PROVIDERS[0]'],
+  ])('stops on %j with a clear message', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('turns dev login off when providers are configured', () => {
+    const providers = JSON.stringify([{ id: 'gh', type: 'github', name: 'GitHub', client_id: 'a', client_secret: 'b' }]);
+    expect(loadConfig({ SERVICE_PROVIDERS: providers }).devLogin).toBe(false);
+  });
+
+  it.each([['PORT=abc', { PORT: 'abc' }], ['DATABASE_URL=mysql://x', { DATABASE_URL: 'mysql://x' }]])(
+    'makes the process exit 1 with one line on stderr for %s',
+    (_name, env) => {
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+        cwd: root, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 20_000,
+      });
+      expect(run.status).toBe(1);
+      const lines = run.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^scanyard: (PORT|DATABASE_URL) /);
+      expect(run.stderr).not.toContain('    at ');
+    },
+  );
+});
