@@ -34,6 +34,8 @@ export interface Config {
   admins: string[];
   maxUploadBytes: number;
   workers: number;
+  /** How long a worker's claim on an upload holds without renewal (a dead worker's upload is retaken after it). */
+  uploadLeaseMs: number;
   metricsToken: string | null;
   redisUrl: string | null;
   rawRetentionDays: number;
@@ -64,6 +66,7 @@ export function loadConfig(env: Env = process.env): Config {
     admins: list(env.SERVICE_ADMINS),
     maxUploadBytes: integer(env, 'SERVICE_MAX_UPLOAD_BYTES', 64 * 1024 * 1024, 1024, 2 ** 40),
     workers: integer(env, 'SERVICE_WORKERS', 1, 0, 64),
+    uploadLeaseMs: integer(env, 'SERVICE_UPLOAD_LEASE_SECONDS', 30, 2, 3600) * 1000,
     metricsToken: env.SERVICE_METRICS_TOKEN || null,
     redisUrl: redisUrl(env.REDIS_URL),
     rawRetentionDays: integer(env, 'SERVICE_RAW_RETENTION_DAYS', 30, 0, 36500),

@@ -130,6 +130,7 @@ export interface AnalysesTable {
   open_low: number;
   open_info: number;
   components: number;
+  fixed_total: number;
 }
 
 export interface FindingsTable {
@@ -152,7 +153,6 @@ export interface FindingsTable {
   help_uri: string | null;
   state: string;
   first_upload_id: string;
-  last_upload_id: string;
   created_at: string;
   updated_at: string;
   fixed_at: string | null;

@@ -144,6 +144,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('open_low', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('open_info', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('components', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('fixed_total', 'integer', (c) => c.notNull().defaultTo(0))
     .addUniqueConstraint('analyses_identity', ['repository_id', 'tool', 'category', 'format'])
     .execute();
 
@@ -167,7 +168,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('help_uri', 'text')
     .addColumn('state', 'text', (c) => c.notNull())
     .addColumn('first_upload_id', 'text', (c) => c.notNull())
-    .addColumn('last_upload_id', 'text', (c) => c.notNull())
     .addColumn('created_at', ts, (c) => c.notNull())
     .addColumn('updated_at', ts, (c) => c.notNull())
     .addColumn('fixed_at', ts)

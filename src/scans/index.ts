@@ -1,0 +1,48 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Actor } from '../auth/actor.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/index.js';
+import type { RepoRow } from '../db/schema.js';
+import { uploadStore } from './upload-store.js';
+import { resultsStore } from './results-store.js';
+import { scanService } from './service.js';
+import { processClaimed, startWorkers, type UploadEvents, type WorkerOptions, type WorkerPool } from './worker.js';
+
+const MAX_ATTEMPTS = 5;
+const POLL_MS = 1000;
+
+/** Uploads, results and the ingest workers, wired together. */
+export function createScans(config: Config, db: Db, visibleRepo: (actor: Actor, repoId: string) => Promise<RepoRow>) {
+  const uploads = uploadStore(db.kysely, db.dialect);
+  const results = resultsStore(db.kysely);
+  const options: WorkerOptions = { leaseMs: config.uploadLeaseMs, pollMs: POLL_MS, maxAttempts: MAX_ATTEMPTS };
+  let pool: WorkerPool | null = null;
+  const events: UploadEvents = {};
+
+  return {
+    uploads,
+    results,
+    events,
+    service: scanService({ uploads, results, visibleRepo, onAccepted: () => pool?.wake() }),
+
+    startWorkers(count: number, log: FastifyBaseLogger): void {
+      if (count > 0) pool = startWorkers({ db: db.kysely, dialect: db.dialect, uploads, log, events }, count, options);
+    },
+
+    async stopWorkers(): Promise<void> {
+      await pool?.stop();
+      pool = null;
+    },
+
+    /** Processes every waiting upload now, in this call (tests and the benchmark use it). */
+    async drain(log: FastifyBaseLogger): Promise<number> {
+      let processed = 0;
+      for (let claimed = await uploads.claim(options.leaseMs); claimed; claimed = await uploads.claim(options.leaseMs)) {
+        await processClaimed({ db: db.kysely, dialect: db.dialect, uploads, log, events }, claimed, options);
+        processed++;
+      }
+      return processed;
+    },
+  };
+}
+export type Scans = ReturnType<typeof createScans>;

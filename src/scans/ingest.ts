@@ -1,0 +1,140 @@
+import type { Kysely } from 'kysely';
+import type { Database, UploadRow } from '../db/schema.js';
+import type { Dialect } from '../db/index.js';
+import type { NormalisedAnalysis, NormalisedFinding, NormalisedScan, ScanFormat } from './parsers/types.js';
+import { newId } from '../db/ids.js';
+import { now } from '../db/time.js';
+import { fingerprintAll } from './fingerprint.js';
+import { holdsClaim } from './upload-store.js';
+import { refreshRepoState, refreshRepoTotals } from './status-store.js';
+import { trackingStore, type ExistingFinding, type NewFinding, type TrackingStore } from './tracking-store.js';
+import { SEVERITY_RANK, zeroCounts } from './severity.js';
+
+export interface ImportCounts {
+  new: number;
+  fixed: number;
+  reopened: number;
+  unchanged: number;
+  findings: number;
+  components: number;
+}
+
+/**
+ * Applies a parsed upload in one transaction: each analysis's findings are matched by fingerprint
+ * (new ones open, missing ones fixed, returning ones reopened), its components replace the previous
+ * SBOM, and the repository's status totals follow. Returns null when this worker lost its claim.
+ */
+export async function applyScan(db: Kysely<Database>, dialect: Dialect, upload: UploadRow, scan: NormalisedScan): Promise<ImportCounts | null> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await holdsClaim(trx, upload, dialect))) return null;
+    const store = trackingStore(trx, dialect);
+    if (!(await store.lockRepository(upload.repository_id))) return null;
+    const total: ImportCounts = { new: 0, fixed: 0, reopened: 0, unchanged: 0, findings: 0, components: 0 };
+    for (const analysis of scan.analyses) {
+      const counts = await applyAnalysis(store, upload, scan.format, analysis);
+      for (const key of Object.keys(total) as (keyof ImportCounts)[]) total[key] += counts[key];
+    }
+    const at = now();
+    await trx.updateTable('uploads').set({
+      status: 'complete', completed_at: at, lease_until: null, error: null,
+      tools: JSON.stringify(scan.analyses.map((a) => a.tool.name)),
+      new_count: total.new, fixed_count: total.fixed, reopened_count: total.reopened,
+      unchanged_count: total.unchanged, findings_count: total.findings, components_count: total.components,
+    }).where('id', '=', upload.id).execute();
+    await refreshRepoTotals(trx, upload.repository_id);
+    await refreshRepoState(trx, upload.repository_id, { lastCompletedAt: at });
+    return total;
+  });
+}
+
+async function applyAnalysis(store: TrackingStore, upload: UploadRow, format: ScanFormat, parsed: NormalisedAnalysis): Promise<ImportCounts> {
+  const at = now();
+  const current = await store.analysis(upload.repository_id, parsed.tool.name, upload.category, format);
+  const incoming = dedupe(parsed.findings);
+  const counts: ImportCounts = { new: 0, fixed: 0, reopened: 0, unchanged: 0, findings: incoming.size, components: parsed.components.length };
+  // An older upload processed after a newer one must not roll the analysis back.
+  if (current?.last_upload_created_at && current.last_upload_created_at > upload.created_at) {
+    return { ...counts, unchanged: incoming.size };
+  }
+  const analysisId = current?.id ?? newId();
+  if (!current) {
+    await store.insertAnalysis({
+      id: analysisId, repository_id: upload.repository_id, tool: parsed.tool.name, tool_version: parsed.tool.version,
+      category: upload.category, format, last_upload_id: upload.id, completed_at: at,
+      open_critical: 0, open_high: 0, open_medium: 0, open_low: 0, open_info: 0, components: 0, fixed_total: 0,
+    });
+  }
+  const existing = current ? await store.existingFindings(analysisId) : [];
+  const diff = await trackFindings(store, upload, analysisId, incoming, existing, at);
+  Object.assign(counts, diff);
+  const dependsOn = new Map(parsed.dependencies.map((d) => [d.ref, d.dependsOn]));
+  await store.replaceComponents(analysisId, parsed.components.map((c) => ({
+    id: newId(), repository_id: upload.repository_id, analysis_id: analysisId, upload_id: upload.id,
+    ref: c.ref, name: c.name, version: c.version, purl: c.purl, type: c.type,
+    licenses: JSON.stringify(c.licenses), hashes: JSON.stringify(c.hashes),
+    depends_on: JSON.stringify((c.ref !== null && dependsOn.get(c.ref)) || []),
+  })));
+  const open = zeroCounts();
+  for (const finding of incoming.values()) open[finding.severity]++;
+  await store.updateAnalysis(analysisId, {
+    tool_version: parsed.tool.version, last_upload_id: upload.id, completed_at: at,
+    open_critical: open.critical, open_high: open.high, open_medium: open.medium, open_low: open.low, open_info: open.info,
+    components: parsed.components.length,
+    fixed_total: (current?.fixed_total ?? 0) + diff.fixed - diff.reopened,
+  });
+  return counts;
+}
+
+async function trackFindings(
+  store: TrackingStore, upload: UploadRow, analysisId: string,
+  incoming: Map<string, NormalisedFinding>, existing: ExistingFinding[], at: string,
+): Promise<Pick<ImportCounts, 'new' | 'fixed' | 'reopened' | 'unchanged'>> {
+  const known = new Map(existing.map((f) => [f.fingerprint, f]));
+  const fixedIds = existing.filter((f) => f.state === 'open' && !incoming.has(f.fingerprint)).map((f) => f.id);
+  const reopenedIds: string[] = [];
+  const inserts: NewFinding[] = [];
+  let unchanged = 0;
+  for (const [fingerprint, finding] of incoming) {
+    const before = known.get(fingerprint);
+    if (!before) {
+      inserts.push(newFindingRow(upload, analysisId, fingerprint, finding, at));
+      continue;
+    }
+    if (before.state === 'fixed') reopenedIds.push(before.id);
+    else unchanged++;
+    if (detailsChanged(before, finding)) await store.updateFinding(before.id, { ...details(finding), updated_at: at });
+  }
+  await store.insertFindings(inserts);
+  await store.setState(fixedIds, { state: 'fixed', fixed_at: at, updated_at: at });
+  await store.setState(reopenedIds, { state: 'open', fixed_at: null, reopened_at: at, updated_at: at });
+  return { new: inserts.length, fixed: fixedIds.length, reopened: reopenedIds.length, unchanged };
+}
+
+function dedupe(findings: NormalisedFinding[]): Map<string, NormalisedFinding> {
+  const fingerprints = fingerprintAll(findings);
+  const out = new Map<string, NormalisedFinding>();
+  findings.forEach((finding, i) => {
+    if (!out.has(fingerprints[i]!)) out.set(fingerprints[i]!, finding);
+  });
+  return out;
+}
+
+function details(f: NormalisedFinding) {
+  return {
+    rule_name: f.ruleName, message: f.message, severity: f.severity, severity_rank: SEVERITY_RANK[f.severity],
+    level: f.level, file_path: f.filePath, start_line: f.startLine, end_line: f.endLine,
+    package_name: f.packageName, package_version: f.packageVersion, purl: f.purl, help_uri: f.helpUri,
+  };
+}
+
+function detailsChanged(before: ExistingFinding, f: NormalisedFinding): boolean {
+  return before.severity !== f.severity || before.message !== f.message || before.start_line !== f.startLine
+    || before.end_line !== f.endLine || before.file_path !== f.filePath || before.rule_name !== f.ruleName;
+}
+
+function newFindingRow(upload: UploadRow, analysisId: string, fingerprint: string, f: NormalisedFinding, at: string): NewFinding {
+  return {
+    id: newId(), repository_id: upload.repository_id, analysis_id: analysisId, fingerprint, rule_id: f.ruleId,
+    ...details(f), state: 'open', first_upload_id: upload.id, created_at: at, updated_at: at, fixed_at: null, reopened_at: null,
+  };
+}

@@ -1,0 +1,72 @@
+import type { Insertable, Transaction } from 'kysely';
+import type { AnalysesTable, ComponentsTable, Database, FindingsTable } from '../db/schema.js';
+import type { Dialect } from '../db/index.js';
+
+/** Rows per multi-row statement: well inside SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
+const CHUNK = 1000;
+
+export type ExistingFinding = Pick<FindingsTable, 'id' | 'fingerprint' | 'state' | 'severity' | 'message' | 'start_line' | 'end_line' | 'file_path' | 'rule_name'>;
+export type NewFinding = Insertable<FindingsTable>;
+export type NewComponent = Insertable<ComponentsTable>;
+
+/** SQL of findings tracking; every call runs inside the ingest transaction. */
+export function trackingStore(trx: Transaction<Database>, dialect: Dialect) {
+  return {
+    /** Serialises ingests of one repository across workers (SQLite transactions are serial anyway). */
+    async lockRepository(repositoryId: string): Promise<boolean> {
+      let query = trx.selectFrom('repos').select('id').where('id', '=', repositoryId);
+      if (dialect === 'postgres') query = query.forUpdate();
+      return (await query.executeTakeFirst()) !== undefined;
+    },
+
+    async analysis(repositoryId: string, tool: string, category: string, format: string) {
+      return trx.selectFrom('analyses')
+        .leftJoin('uploads', 'uploads.id', 'analyses.last_upload_id')
+        .selectAll('analyses')
+        .select('uploads.created_at as last_upload_created_at')
+        .where('analyses.repository_id', '=', repositoryId)
+        .where('analyses.tool', '=', tool)
+        .where('analyses.category', '=', category)
+        .where('analyses.format', '=', format)
+        .executeTakeFirst();
+    },
+
+    async insertAnalysis(row: Insertable<AnalysesTable>): Promise<void> {
+      await trx.insertInto('analyses').values(row).execute();
+    },
+
+    async updateAnalysis(id: string, values: Partial<Omit<AnalysesTable, 'id'>>): Promise<void> {
+      await trx.updateTable('analyses').set(values).where('id', '=', id).execute();
+    },
+
+    existingFindings(analysisId: string): Promise<ExistingFinding[]> {
+      return trx.selectFrom('findings')
+        .select(['id', 'fingerprint', 'state', 'severity', 'message', 'start_line', 'end_line', 'file_path', 'rule_name'])
+        .where('analysis_id', '=', analysisId).execute();
+    },
+
+    async insertFindings(rows: NewFinding[]): Promise<void> {
+      for (let i = 0; i < rows.length; i += CHUNK) {
+        await trx.insertInto('findings').values(rows.slice(i, i + CHUNK)).execute();
+      }
+    },
+
+    async setState(ids: string[], values: Partial<FindingsTable>): Promise<void> {
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        await trx.updateTable('findings').set(values).where('id', 'in', ids.slice(i, i + CHUNK)).execute();
+      }
+    },
+
+    async updateFinding(id: string, values: Partial<FindingsTable>): Promise<void> {
+      await trx.updateTable('findings').set(values).where('id', '=', id).execute();
+    },
+
+    async replaceComponents(analysisId: string, rows: NewComponent[]): Promise<void> {
+      await trx.deleteFrom('components').where('analysis_id', '=', analysisId).execute();
+      for (let i = 0; i < rows.length; i += CHUNK) {
+        await trx.insertInto('components').values(rows.slice(i, i + CHUNK)).execute();
+      }
+    },
+  };
+}
+export type TrackingStore = ReturnType<typeof trackingStore>;

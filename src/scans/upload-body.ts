@@ -1,0 +1,96 @@
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
+import { badRequest, HttpProblem } from '../http/problem.js';
+import type {} from '@fastify/multipart';
+
+const gunzipAsync = promisify(gunzip);
+const GZIP_MAGIC = [0x1f, 0x8b];
+
+export interface UploadContext {
+  format?: string;
+  category?: string;
+  commit_sha?: string;
+  ref?: string;
+}
+
+export interface ReceivedUpload {
+  /** The document, decompressed. */
+  content: Buffer;
+  contentType: string | undefined;
+  /** Context sent as multipart fields (query parameters are read by the route). */
+  fields: UploadContext;
+}
+
+const CONTEXT_FIELDS = new Set(['format', 'category', 'commit_sha', 'ref']);
+
+/**
+ * Reads the upload, the file itself or the `file` part of a multipart form, gzip or not. The limit
+ * holds for the bytes received and, separately, for the inflated size: a gzip bomb stops at the
+ * limit instead of filling memory.
+ */
+export async function receiveUpload(request: FastifyRequest, limit: number): Promise<ReceivedUpload> {
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  if (request.isMultipart()) return receiveMultipart(request, limit);
+  const raw = await readLimited(request.body as Readable, limit);
+  const gzipped = /\bgzip\b/i.test(String(request.headers['content-encoding'] ?? '')) || isGzip(raw);
+  return { content: gzipped ? await inflate(raw, limit) : raw, contentType: request.headers['content-type'], fields: {} };
+}
+
+async function receiveMultipart(request: FastifyRequest, limit: number): Promise<ReceivedUpload> {
+  const fields: UploadContext = {};
+  let received: ReceivedUpload | null = null;
+  for await (const part of request.parts()) {
+    if (part.type === 'field') {
+      if (CONTEXT_FIELDS.has(part.fieldname) && typeof part.value === 'string') {
+        fields[part.fieldname as keyof UploadContext] = part.value;
+      }
+    } else if (part.fieldname === 'file' && received === null) {
+      const raw = await readLimited(part.file, limit);
+      const gzipped = isGzip(raw);
+      received = { content: gzipped ? await inflate(raw, limit) : raw, contentType: gzipped ? undefined : part.mimetype, fields };
+    } else {
+      part.file.resume();
+    }
+  }
+  if (!received) throw badRequest('The multipart upload has no "file" part.');
+  return received;
+}
+
+async function readLimited(stream: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      stream.destroy();
+      throw tooLarge(limit);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+async function inflate(raw: Buffer, limit: number): Promise<Buffer> {
+  try {
+    // maxOutputLength stops inflating at the limit: a bomb never grows past it.
+    return await gunzipAsync(raw, { maxOutputLength: limit });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(limit, 'decompressed ');
+    throw badRequest(`The upload is not valid gzip: ${(error as Error).message}`);
+  }
+}
+
+function isGzip(raw: Buffer): boolean {
+  return raw.length >= 2 && raw[0] === GZIP_MAGIC[0] && raw[1] === GZIP_MAGIC[1];
+}
+
+function tooLarge(limit: number, what = ''): HttpProblem {
+  return new HttpProblem(413, `The ${what}upload is larger than the limit of ${limit} bytes (${formatBytes(limit)}).`);
+}
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(bytes % (1024 * 1024) ? 1 : 0)} MiB` : `${bytes} bytes`;
+}

@@ -1,0 +1,120 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database, UploadRow } from '../db/schema.js';
+import type { Dialect } from '../db/index.js';
+import type { Page } from '../http/pagination.js';
+import { inFuture, now } from '../db/time.js';
+import { refreshRepoState } from './status-store.js';
+
+export type NewUpload = Pick<UploadRow, 'id' | 'repository_id' | 'format' | 'sha256' | 'size_bytes' | 'category' | 'commit_sha' | 'ref' | 'created_by' | 'api_key_id'>;
+
+/** A claimed upload: `attempts` is the fencing token its worker must still hold when it commits. */
+export interface ClaimedUpload {
+  upload: UploadRow;
+  content: Buffer;
+}
+
+export function uploadStore(db: Kysely<Database>, dialect: Dialect) {
+  return {
+    /** The row and the bytes in one transaction: once this returns, the upload cannot be lost. */
+    async insert(upload: NewUpload, content: Buffer): Promise<UploadRow> {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx.insertInto('uploads')
+          .values({ ...upload, status: 'pending', created_at: now() })
+          .returningAll().executeTakeFirstOrThrow();
+        await trx.insertInto('upload_contents').values({ upload_id: upload.id, content }).execute();
+        await refreshRepoState(trx, upload.repository_id, { lastUploadAt: row.created_at });
+        return row;
+      });
+    },
+
+    byId(id: string): Promise<UploadRow | undefined> {
+      return db.selectFrom('uploads').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    async page(repositoryId: string, page: Page): Promise<{ total: number; items: UploadRow[] }> {
+      const base = db.selectFrom('uploads').where('repository_id', '=', repositoryId);
+      const [count, items] = await Promise.all([
+        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+        base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.perPage).offset(page.offset).execute(),
+      ]);
+      return { total: Number(count.n), items };
+    },
+
+    /**
+     * Takes the oldest upload that is pending, or processing under a lease that ran out (its worker
+     * died). On PostgreSQL, SKIP LOCKED lets any number of workers claim side by side.
+     */
+    async claim(leaseMs: number): Promise<ClaimedUpload | undefined> {
+      const at = now();
+      const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
+      const claimed = await db.transaction().execute(async (trx) => {
+        const result = await sql<UploadRow>`
+          update uploads set status = 'processing', attempts = attempts + 1, lease_until = ${inFuture(leaseMs)}, started_at = ${at}
+          where id = (
+            select id from uploads
+            where status = 'pending' or (status = 'processing' and lease_until < ${at})
+            order by created_at, id limit 1 ${lock}
+          )
+          returning *`.execute(trx);
+        const upload = result.rows[0];
+        if (upload) await refreshRepoState(trx, upload.repository_id, {});
+        return upload;
+      });
+      if (!claimed) return undefined;
+      const content = await db.selectFrom('upload_contents').select('content').where('upload_id', '=', claimed.id).executeTakeFirst();
+      return { upload: claimed, content: content?.content ?? Buffer.alloc(0) };
+    },
+
+    /** Keeps a long job's claim alive; false when the claim was lost to another worker. */
+    async renewLease(upload: UploadRow, leaseMs: number): Promise<boolean> {
+      const result = await db.updateTable('uploads').set({ lease_until: inFuture(leaseMs) })
+        .where('id', '=', upload.id).where('status', '=', 'processing').where('attempts', '=', upload.attempts)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async fail(upload: UploadRow, reason: string): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        if (!(await holdsClaim(trx, upload, dialect))) return;
+        await trx.updateTable('uploads').set({ status: 'failed', error: reason, completed_at: now(), lease_until: null })
+          .where('id', '=', upload.id).execute();
+        await refreshRepoState(trx, upload.repository_id, {});
+      });
+    },
+
+    /** Gives a claim back untouched (on shutdown), so another worker takes it at once. */
+    async release(upload: UploadRow): Promise<void> {
+      await db.updateTable('uploads').set({ status: 'pending', lease_until: null })
+        .where('id', '=', upload.id).where('status', '=', 'processing').where('attempts', '=', upload.attempts)
+        .execute();
+    },
+
+    async queueStats(): Promise<{ pending: number; oldestPendingAt: string | null }> {
+      const row = await db.selectFrom('uploads')
+        .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
+        .where('status', 'in', ['pending', 'processing']).executeTakeFirstOrThrow();
+      return { pending: Number(row.n), oldestPendingAt: (row.oldest as string | null) ?? null };
+    },
+
+    /** Drops the stored bytes of completed uploads older than the retention; results stay. */
+    async pruneContents(olderThan: string): Promise<number> {
+      const result = await db.deleteFrom('upload_contents')
+        .where('upload_id', 'in', (eb) => eb.selectFrom('uploads').select('id')
+          .where('status', '=', 'complete').where('completed_at', '<', olderThan))
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
+export type UploadStore = ReturnType<typeof uploadStore>;
+
+/**
+ * Locks the upload row (PostgreSQL) and checks this worker still owns it: a worker whose lease ran
+ * out and was overtaken must not commit a second time.
+ */
+export async function holdsClaim(trx: Transaction<Database>, upload: UploadRow, dialect: Dialect): Promise<boolean> {
+  let query = trx.selectFrom('uploads').select(['status', 'attempts']).where('id', '=', upload.id);
+  if (dialect === 'postgres') query = query.forUpdate();
+  const current = await query.executeTakeFirst();
+  return current?.status === 'processing' && current.attempts === upload.attempts;
+}

@@ -1,0 +1,115 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Dialect } from '../db/index.js';
+import { detectFormat, DetectError } from './detect.js';
+import { parseScan } from './parsers/index.js';
+import { ParseError, type ScanFormat } from './parsers/types.js';
+import { applyScan, type ImportCounts } from './ingest.js';
+import type { ClaimedUpload, UploadStore } from './upload-store.js';
+
+export interface WorkerOptions {
+  /** How long a claim holds before another worker may take the upload (renewed while working). */
+  leaseMs: number;
+  /** How often an idle worker looks for work it was not woken for (uploads to other instances). */
+  pollMs: number;
+  /** After this many claims an upload is failed instead of retried: it keeps killing its workers. */
+  maxAttempts: number;
+}
+
+export interface UploadEvents {
+  completed?(format: string, seconds: number, counts: ImportCounts): void;
+  failed?(format: string, reason: string): void;
+}
+
+export interface WorkerPool {
+  /** Wakes idle workers now: a new upload has arrived on this instance. */
+  wake(): void;
+  /** Stops claiming; resolves once the uploads being processed are finished. */
+  stop(): Promise<void>;
+}
+
+export interface WorkerDeps {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  uploads: UploadStore;
+  log: FastifyBaseLogger;
+  events?: UploadEvents;
+}
+
+export function startWorkers(deps: WorkerDeps, count: number, options: WorkerOptions): WorkerPool {
+  let stopping = false;
+  const sleepers = new Set<() => void>();
+  const wake = () => {
+    for (const resolve of sleepers) resolve();
+    sleepers.clear();
+  };
+  const idle = () => new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      sleepers.delete(done);
+      resolve();
+    }, options.pollMs);
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    sleepers.add(done);
+  });
+
+  const loop = async () => {
+    while (!stopping) {
+      let claimed: ClaimedUpload | undefined;
+      try {
+        claimed = await deps.uploads.claim(options.leaseMs);
+      } catch (error) {
+        deps.log.warn({ err: error }, 'could not claim an upload; retrying');
+      }
+      if (claimed) await processClaimed(deps, claimed, options);
+      else await idle();
+    }
+  };
+  const loops = Array.from({ length: count }, loop);
+  return {
+    wake,
+    async stop() {
+      stopping = true;
+      wake();
+      await Promise.all(loops);
+    },
+  };
+}
+
+export async function processClaimed(deps: WorkerDeps, { upload, content }: ClaimedUpload, options: WorkerOptions): Promise<void> {
+  const log = deps.log.child({ upload_id: upload.id, repository_id: upload.repository_id });
+  const started = performance.now();
+  if (upload.attempts > options.maxAttempts) {
+    await deps.uploads.fail(upload, `Processing was interrupted ${options.maxAttempts} times; the upload was given up.`);
+    return;
+  }
+  const heartbeat = setInterval(() => {
+    deps.uploads.renewLease(upload, options.leaseMs).catch(() => undefined);
+  }, Math.max(1000, options.leaseMs / 3));
+  try {
+    const { syntax } = detectFormat(content, { format: upload.format });
+    const scan = parseScan(content, upload.format as ScanFormat, syntax);
+    const counts = await applyScan(deps.db, deps.dialect, upload, scan);
+    if (counts === null) {
+      log.warn('the claim on this upload was lost to another worker; its work was not committed');
+      return;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    log.info({ format: upload.format, seconds, ...counts }, 'upload processed');
+    deps.events?.completed?.(upload.format, seconds, counts);
+  } catch (error) {
+    if (error instanceof ParseError || error instanceof DetectError) {
+      await deps.uploads.fail(upload, error.message);
+      deps.events?.failed?.(upload.format, error.message);
+      log.info({ reason: error.message }, 'upload failed');
+    } else {
+      // A database outage or a bug: leave the claim to expire so the upload is tried again.
+      log.error({ err: error }, 'processing an upload failed unexpectedly; it will be retried');
+    }
+  } finally {
+    clearInterval(heartbeat);
+  }
+}

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../src/db/index.js';
+import { createTestDatabase, DB_KINDS, type TestDatabase } from '../support/db.js';
+import { sarifLog, type SarifResultSpec } from '../support/sarif.js';
+import { quietLog, scansFor, seedRepository, storeUpload } from '../support/scans.js';
+import type { Scans } from '../../src/scans/index.js';
+
+describe.each(DB_KINDS)('findings across uploads on %s', (kind) => {
+  let database: TestDatabase;
+  let db: Db;
+  let scans: Scans;
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    db = openDatabase(database.config);
+    await db.migrate();
+    scans = scansFor(db);
+  });
+  afterAll(async () => {
+    await db.close();
+    await database.drop();
+  });
+
+  async function upload(repoId: string, results: SarifResultSpec[], category = '') {
+    const id = await storeUpload(scans, repoId, sarifLog(results), category);
+    await scans.drain(quietLog);
+    return (await scans.uploads.byId(id))!;
+  }
+  const openFindings = async (repoId: string) =>
+    (await db.kysely.selectFrom('findings').select(['rule_id', 'file_path', 'state', 'reopened_at']).where('repository_id', '=', repoId).orderBy('rule_id').execute());
+
+  const A: SarifResultSpec[] = [
+    { rule: 'sql-injection', file: 'src/db.js', line: 10, level: 'error' },
+    { rule: 'xss', file: 'src/view.js', line: 20, securitySeverity: 9.5 },
+    { rule: 'weak-hash', file: 'src/hash.js', line: 5, level: 'note' },
+  ];
+  const B: SarifResultSpec[] = [A[0]!, A[2]!, { rule: 'path-traversal', file: 'src/files.js', line: 7, level: 'error' }];
+
+  it('opens new findings, fixes missing ones and reopens returning ones', async () => {
+    const repo = await seedRepository(db);
+    const first = await upload(repo, A);
+    expect(first).toMatchObject({ status: 'complete', new_count: 3, fixed_count: 0, reopened_count: 0, unchanged_count: 0, findings_count: 3 });
+
+    const second = await upload(repo, B);
+    expect(second).toMatchObject({ status: 'complete', new_count: 1, fixed_count: 1, reopened_count: 0, unchanged_count: 2 });
+    const afterB = await openFindings(repo);
+    expect(afterB.find((f) => f.rule_id === 'xss')!.state).toBe('fixed');
+    expect(afterB.find((f) => f.rule_id === 'path-traversal')!.state).toBe('open');
+
+    const third = await upload(repo, A);
+    expect(third).toMatchObject({ new_count: 0, fixed_count: 1, reopened_count: 1, unchanged_count: 2 });
+    const afterA = await openFindings(repo);
+    const xss = afterA.find((f) => f.rule_id === 'xss')!;
+    expect(xss.state).toBe('open');
+    expect(xss.reopened_at).not.toBeNull();
+    expect(afterA.find((f) => f.rule_id === 'path-traversal')!.state).toBe('fixed');
+
+    const status = await scans.results.status(repo);
+    expect(status).toMatchObject({ state: 'complete', open_critical: 1, open_high: 1, open_medium: 0, open_low: 1, open_info: 0 });
+  });
+
+  it('keeps a finding when its code moves, and tells identical findings in one file apart', async () => {
+    const repo = await seedRepository(db);
+    const twice = [{ rule: 'eval', file: 'a.js', line: 3 }, { rule: 'eval', file: 'a.js', line: 9 }];
+    expect((await upload(repo, twice)).new_count).toBe(2);
+    const moved = await upload(repo, [{ rule: 'eval', file: 'a.js', line: 13 }, { rule: 'eval', file: 'a.js', line: 19 }]);
+    expect(moved).toMatchObject({ new_count: 0, fixed_count: 0, unchanged_count: 2 });
+    const lines = await db.kysely.selectFrom('findings').select('start_line').where('repository_id', '=', repo).orderBy('start_line').execute();
+    expect(lines.map((l) => l.start_line)).toEqual([13, 19]);
+  });
+
+  it('treats the same finding in another file as another finding', async () => {
+    const repo = await seedRepository(db);
+    await upload(repo, [{ rule: 'eval', file: 'a.js', message: 'eval is evil' }]);
+    const other = await upload(repo, [{ rule: 'eval', file: 'b.js', message: 'eval is evil' }]);
+    expect(other).toMatchObject({ new_count: 1, fixed_count: 1 });
+  });
+
+  it('keeps analyses of one tool apart by category', async () => {
+    const repo = await seedRepository(db);
+    await upload(repo, A, 'backend');
+    const frontend = await upload(repo, [{ rule: 'xss', file: 'web/app.js' }], 'frontend');
+    expect(frontend).toMatchObject({ new_count: 1, fixed_count: 0 });
+    const status = await scans.results.status(repo);
+    expect(status!.open_critical + status!.open_high + status!.open_medium + status!.open_low).toBe(4);
+    expect((await scans.results.analyses(repo)).map((a) => a.category)).toEqual(['backend', 'frontend']);
+  });
+
+  it('processes an upload twice with the same end state (at-least-once claim, exactly-once effect)', async () => {
+    const repo = await seedRepository(db);
+    const id = await storeUpload(scans, repo, sarifLog(A));
+    const claimed = (await scans.uploads.claim(60_000))!;
+    expect(claimed.upload.id).toBe(id);
+    // The worker "dies"; its lease runs out and another worker takes the upload again.
+    await db.kysely.updateTable('uploads').set({ lease_until: new Date(Date.now() - 1000).toISOString() }).where('id', '=', id).execute();
+    expect(await scans.drain(quietLog)).toBe(1);
+    // The first worker wakes up and tries to commit: its claim is stale, so nothing is written twice.
+    const { processClaimed } = await import('../../src/scans/worker.js');
+    await processClaimed({ db: db.kysely, dialect: db.dialect, uploads: scans.uploads, log: quietLog }, claimed, { leaseMs: 60_000, pollMs: 1000, maxAttempts: 5 });
+    const findings = await db.kysely.selectFrom('findings').select('id').where('repository_id', '=', repo).execute();
+    expect(findings).toHaveLength(3);
+    expect((await scans.uploads.byId(id))!).toMatchObject({ status: 'complete', new_count: 3, attempts: 2 });
+  });
+
+  it('fails an upload that cannot be parsed, with a reason, and keeps earlier results', async () => {
+    const repo = await seedRepository(db);
+    await upload(repo, A);
+    const sarif1 = JSON.stringify({ version: '1.0.0', runs: [] });
+    const id = await storeUpload(scans, repo, sarif1);
+    await scans.drain(quietLog);
+    const failed = (await scans.uploads.byId(id))!;
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatch(/2\.1\.0/);
+    const status = await scans.results.status(repo);
+    expect(status).toMatchObject({ state: 'failed', open_critical: 1, open_high: 1, open_low: 1 });
+  });
+});

@@ -1,0 +1,37 @@
+import pino from 'pino';
+import type { Db } from '../../src/db/index.js';
+import { newId } from '../../src/db/ids.js';
+import { now } from '../../src/db/time.js';
+import { createScans, type Scans } from '../../src/scans/index.js';
+import { loadConfig } from '../../src/config.js';
+import { notFound } from '../../src/http/problem.js';
+import { detectFormat } from '../../src/scans/detect.js';
+
+export const quietLog = pino({ level: 'silent' });
+
+/** An org and a repository inserted directly, for tests below the HTTP layer. */
+export async function seedRepository(db: Db, name = 'repo'): Promise<string> {
+  const at = now();
+  const orgId = newId();
+  const repoId = newId();
+  await db.kysely.insertInto('orgs').values({ id: orgId, name: `org-${orgId}`, name_key: `org-${orgId}`, description: '', created_at: at, updated_at: at }).execute();
+  await db.kysely.insertInto('repos').values({ id: repoId, org_id: orgId, name, name_key: name, url: null, default_branch: null, created_at: at, updated_at: at }).execute();
+  return repoId;
+}
+
+export function scansFor(db: Db): Scans {
+  return createScans(loadConfig({}), db, async () => {
+    throw notFound('The repository');
+  });
+}
+
+/** Stores a document as an upload (as the upload route does, without HTTP). */
+export async function storeUpload(scans: Scans, repoId: string, content: string | Buffer, category = ''): Promise<string> {
+  const body = Buffer.isBuffer(content) ? content : Buffer.from(content);
+  const id = newId();
+  await scans.uploads.insert({
+    id, repository_id: repoId, format: detectFormat(body, {}).format, sha256: 'test', size_bytes: body.length,
+    category, commit_sha: null, ref: null, created_by: null, api_key_id: null,
+  }, body);
+  return id;
+}
