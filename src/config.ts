@@ -73,7 +73,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: {
       perUser: integer(env, 'SERVICE_RATE_LIMIT_USER', 1200, 1, 10_000_000),
       perIp: integer(env, 'SERVICE_RATE_LIMIT_IP', 300, 1, 10_000_000),
-      auth: integer(env, 'SERVICE_RATE_LIMIT_AUTH', 30, 1, 10_000_000),
+      auth: integer(env, 'SERVICE_RATE_LIMIT_AUTH', 60, 1, 10_000_000),
     },
   };
 }

@@ -4,6 +4,8 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/index.js';
 import { buildApp } from './app.js';
 import { resolveSessionSecret } from './auth/session.js';
+import { createServices } from './services.js';
+import { startMaintenance } from './maintenance.js';
 
 const COMMANDS = ['serve', 'worker', 'migrate'] as const;
 type Command = (typeof COMMANDS)[number];
@@ -30,7 +32,22 @@ async function main(argv: string[]): Promise<void> {
     await db.close();
     return;
   }
-  await serve(config, db, log);
+  if (command === 'worker') await work(config, db, log);
+  else await serve(config, db, log);
+}
+
+/** Ingest workers only: no HTTP. Scale these out beside `serve` on PostgreSQL. */
+async function work(config: Config, db: ReturnType<typeof openDatabase>, log: pino.Logger): Promise<void> {
+  const services = createServices(config, db);
+  const count = Math.max(1, config.workers);
+  services.scans.startWorkers(count, log);
+  const stopMaintenance = startMaintenance(services, log);
+  log.info({ workers: count }, 'ingest workers started');
+  onShutdown(async () => {
+    stopMaintenance();
+    await services.scans.stopWorkers();
+    await db.close();
+  }, log);
 }
 
 async function serve(config: Config, db: ReturnType<typeof openDatabase>, log: pino.Logger): Promise<void> {

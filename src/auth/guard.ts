@@ -14,6 +14,8 @@ declare module 'fastify' {
     scope?: KeyScope;
     /** Browser sessions only: API keys get 403 (a leaked key must not mint more keys). */
     sessionOnly?: boolean;
+    /** The route reads the Authorization header itself (e.g. /metrics and its token): not an API key. */
+    ownBearer?: boolean;
   }
   interface FastifyRequest {
     actor: Actor | null;
@@ -35,7 +37,7 @@ export interface GuardDeps {
 export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
   app.decorateRequest('actor', null);
   app.addHook('onRequest', async (request) => {
-    const bearer = bearerToken(request);
+    const bearer = request.routeOptions.config.ownBearer ? null : bearerToken(request);
     if (bearer === null) checkSameOrigin(request, deps.baseUrl);
     request.actor = bearer !== null ? await keyActor(bearer, deps) : await sessionActor(request, deps);
     if (!request.routeOptions.url) return; // unknown route: the 404 handler answers

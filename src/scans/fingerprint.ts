@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { NormalisedFinding } from './parsers/types.js';
 
 /**
@@ -13,7 +13,7 @@ export function fingerprintAll(findings: readonly NormalisedFinding[]): string[]
     const base = identity(finding);
     const occurrence = seen.get(base) ?? 0;
     seen.set(base, occurrence + 1);
-    return createHash('sha256').update(occurrence === 0 ? base : `${base}\u0000#${occurrence}`).digest('hex').slice(0, 40);
+    return hash('sha256', occurrence === 0 ? base : `${base}\u0000#${occurrence}`).slice(0, 40);
   });
 }
 

@@ -23,7 +23,13 @@ export function createScans(config: Config, db: Db, visibleRepo: (actor: Actor, 
     uploads,
     results,
     events,
-    service: scanService({ uploads, results, visibleRepo, onAccepted: () => pool?.wake() }),
+    service: scanService({
+      uploads, results, visibleRepo,
+      onAccepted: (format) => {
+        events.accepted?.(format);
+        pool?.wake();
+      },
+    }),
 
     startWorkers(count: number, log: FastifyBaseLogger): void {
       if (count > 0) pool = startWorkers({ db: db.kysely, dialect: db.dialect, uploads, log, events }, count, options);
@@ -32,6 +38,12 @@ export function createScans(config: Config, db: Db, visibleRepo: (actor: Actor, 
     async stopWorkers(): Promise<void> {
       await pool?.stop();
       pool = null;
+    },
+
+    /** Drops raw bytes of completed uploads past SERVICE_RAW_RETENTION_DAYS (0 keeps them forever). */
+    async pruneRawContents(): Promise<number> {
+      if (config.rawRetentionDays === 0) return 0;
+      return uploads.pruneContents(new Date(Date.now() - config.rawRetentionDays * 86_400_000).toISOString());
     },
 
     /** Processes every waiting upload now, in this call (tests and the benchmark use it). */

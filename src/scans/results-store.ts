@@ -43,7 +43,7 @@ export function resultsStore(db: Kysely<Database>) {
       if (filters.q) {
         const q = filters.q;
         query = query.where((eb) => eb.or(['findings.rule_id', 'findings.message', 'findings.file_path']
-          .map((column) => containsIgnoringCase(column, q)).map((condition) => eb(condition, '=', true))));
+          .map((column) => containsIgnoringCase(column, q))));
       }
       const items = await query.selectAll('findings').select(['analyses.tool', 'analyses.category', 'analyses.format'])
         .orderBy('findings.severity_rank', 'desc').orderBy('findings.id')
@@ -71,7 +71,7 @@ export function resultsStore(db: Kysely<Database>) {
         .where('components.repository_id', '=', repositoryId);
       if (q) {
         query = query.where((eb) => eb.or(['components.name', 'components.purl']
-          .map((column) => eb(containsIgnoringCase(column, q), '=', true))));
+          .map((column) => containsIgnoringCase(column, q))));
       }
       const [count, items] = await Promise.all([
         query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),

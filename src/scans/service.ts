@@ -18,7 +18,7 @@ export interface ScanServiceDeps {
   /** The repository if the actor may see it (and so upload to it); 404 otherwise. */
   visibleRepo(actor: Actor, repoId: string): Promise<RepoRow>;
   /** Called once an upload is stored, to wake a worker. */
-  onAccepted(): void;
+  onAccepted(format: string): void;
 }
 
 export function scanService(deps: ScanServiceDeps) {
@@ -50,7 +50,7 @@ export function scanService(deps: ScanServiceDeps) {
         commit_sha: context.commit_sha ?? null, ref: context.ref ?? null,
         created_by: actor.user.id, api_key_id: actor.key?.id ?? null,
       }, received.content);
-      deps.onAccepted();
+      deps.onAccepted(format);
       return upload;
     },
 

@@ -1,9 +1,22 @@
 import type { Insertable, Transaction } from 'kysely';
 import type { AnalysesTable, ComponentsTable, Database, FindingsTable } from '../db/schema.js';
 import type { Dialect } from '../db/index.js';
+import { bulkInsert, type PgColumnType } from '../db/bulk-insert.js';
 
-/** Rows per multi-row statement: well inside SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
-const CHUNK = 1000;
+/** Ids per `IN (...)` list: well inside SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
+const CHUNK = 5000;
+
+const FINDING_COLUMNS: Record<keyof FindingsTable, PgColumnType> = {
+  id: 'text', repository_id: 'text', analysis_id: 'text', fingerprint: 'text', rule_id: 'text', rule_name: 'text',
+  message: 'text', severity: 'text', severity_rank: 'integer', level: 'text', file_path: 'text', start_line: 'integer',
+  end_line: 'integer', package_name: 'text', package_version: 'text', purl: 'text', help_uri: 'text', state: 'text',
+  first_upload_id: 'text', created_at: 'timestamptz', updated_at: 'timestamptz', fixed_at: 'timestamptz', reopened_at: 'timestamptz',
+};
+
+const COMPONENT_COLUMNS: Record<keyof ComponentsTable, PgColumnType> = {
+  id: 'text', repository_id: 'text', analysis_id: 'text', upload_id: 'text', ref: 'text', name: 'text', version: 'text',
+  purl: 'text', type: 'text', licenses: 'text', hashes: 'text', depends_on: 'text',
+};
 
 export type ExistingFinding = Pick<FindingsTable, 'id' | 'fingerprint' | 'state' | 'severity' | 'message' | 'start_line' | 'end_line' | 'file_path' | 'rule_name'>;
 export type NewFinding = Insertable<FindingsTable>;
@@ -45,11 +58,7 @@ export function trackingStore(trx: Transaction<Database>, dialect: Dialect) {
         .where('analysis_id', '=', analysisId).execute();
     },
 
-    async insertFindings(rows: NewFinding[]): Promise<void> {
-      for (let i = 0; i < rows.length; i += CHUNK) {
-        await trx.insertInto('findings').values(rows.slice(i, i + CHUNK)).execute();
-      }
-    },
+    insertFindings: (rows: NewFinding[]) => bulkInsert(trx, dialect, 'findings', FINDING_COLUMNS, rows),
 
     async setState(ids: string[], values: Partial<FindingsTable>): Promise<void> {
       for (let i = 0; i < ids.length; i += CHUNK) {
@@ -63,9 +72,7 @@ export function trackingStore(trx: Transaction<Database>, dialect: Dialect) {
 
     async replaceComponents(analysisId: string, rows: NewComponent[]): Promise<void> {
       await trx.deleteFrom('components').where('analysis_id', '=', analysisId).execute();
-      for (let i = 0; i < rows.length; i += CHUNK) {
-        await trx.insertInto('components').values(rows.slice(i, i + CHUNK)).execute();
-      }
+      await bulkInsert(trx, dialect, 'components', COMPONENT_COLUMNS, rows);
     },
   };
 }

@@ -18,6 +18,7 @@ export interface WorkerOptions {
 }
 
 export interface UploadEvents {
+  accepted?(format: string): void;
   completed?(format: string, seconds: number, counts: ImportCounts): void;
   failed?(format: string, reason: string): void;
 }

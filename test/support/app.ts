@@ -19,15 +19,22 @@ export interface TestApp {
   cookieFor(userId: string): Promise<string>;
   /** Creates an API key as that user (through the API) and returns its secret. */
   apiKey(cookie: string, body?: Record<string, unknown>): Promise<string>;
+  /** Processes every waiting upload now (the test app runs no background workers). */
+  drain(): Promise<number>;
   close(): Promise<void>;
 }
 
 export async function createTestApp(kind: DbKind, env: Record<string, string> = {}): Promise<TestApp> {
   const database = await createTestDatabase(kind);
-  const config = loadConfig({ DATABASE_URL: database.url, SERVICE_SESSION_SECRET: TEST_SECRET, SERVICE_BASE_URL: 'http://localhost:8080', ...env });
+  const config = loadConfig({
+    DATABASE_URL: database.url, SERVICE_SESSION_SECRET: TEST_SECRET, SERVICE_BASE_URL: 'http://localhost:8080',
+    // Suites make far more requests a minute than a person; the rate-limit tests set their own.
+    SERVICE_RATE_LIMIT_USER: '1000000', SERVICE_RATE_LIMIT_IP: '1000000', SERVICE_RATE_LIMIT_AUTH: '1000000',
+    ...env,
+  });
   const db = openDatabase(config.database);
   await db.migrate();
-  const app = await buildApp({ config, db, sessionSecret: TEST_SECRET, logger: false });
+  const app = await buildApp({ config, db, sessionSecret: TEST_SECRET, logger: false, workers: 0 });
   await app.ready();
   let forgeIds = 0;
 
@@ -50,6 +57,7 @@ export async function createTestApp(kind: DbKind, env: Record<string, string> = 
       if (res.statusCode !== 201) throw new Error(`creating a key failed: ${res.statusCode} ${res.body}`);
       return res.json<{ key: string }>().key;
     },
+    drain: () => app.services.scans.drain(app.log),
     async close() {
       await app.close();
       await db.close();

@@ -1,0 +1,47 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import { Redis } from 'ioredis';
+import type { RateLimitConfig } from '../config.js';
+import { HttpProblem } from './problem.js';
+
+const WINDOW_MS = 60_000;
+
+/**
+ * Per API key, per signed-in user, and per IP for anonymous calls (tighter on /auth/*). Counters
+ * live in memory, or in Redis when REDIS_URL is set so that every instance shares them. Runs after
+ * the guard (preHandler), so it knows who is asking.
+ */
+export async function registerRateLimit(app: FastifyInstance, limits: RateLimitConfig, redisUrl: string | null): Promise<void> {
+  const redis = redisUrl ? new Redis(redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false }) : null;
+  if (redis) {
+    redis.on('error', (error) => app.log.warn({ err: error }, 'redis for rate limits is unavailable'));
+    app.addHook('onClose', async () => {
+      redis.disconnect();
+    });
+  }
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'preHandler',
+    timeWindow: WINDOW_MS,
+    max: (_request, key) => (key.startsWith('auth:') ? limits.auth : key.startsWith('ip:') ? limits.perIp : limits.perUser),
+    keyGenerator: rateKey,
+    allowList: (request) => !isLimited(request.url),
+    enableDraftSpec: true,
+    // Rate limiting must not take the service down with Redis: without it, requests go through.
+    skipOnError: true,
+    ...(redis ? { redis, nameSpace: 'scanyard-rl:' } : {}),
+    errorResponseBuilder: (_request, context) =>
+      new HttpProblem(429, `Too many requests: the limit is ${context.max} per minute. Retry after ${context.after}.`),
+  });
+}
+
+function rateKey(request: FastifyRequest): string {
+  const actor = request.actor;
+  if (actor?.key) return `key:${actor.key.id}`;
+  if (actor) return `user:${actor.user.id}`;
+  return request.url.startsWith('/auth/') ? `auth:${request.ip}` : `ip:${request.ip}`;
+}
+
+function isLimited(url: string): boolean {
+  return url.startsWith('/api/') || url.startsWith('/auth/');
+}

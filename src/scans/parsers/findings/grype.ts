@@ -1,0 +1,50 @@
+import { list, record, records, text, type JsonRecord } from '../access.js';
+import { analysis, finding, packageFingerprint } from '../finding.js';
+import { score, severityFromScore, severityFromWord, UNRATED } from '../severity.js';
+import { ParseError, type NormalisedFinding, type NormalisedScan } from '../types.js';
+
+/** Grype's JSON report (`grype -o json`): one match per vulnerability found in a package. */
+export function parseGrype(doc: JsonRecord): NormalisedScan {
+  const descriptor = record(doc.descriptor);
+  const result = analysis(text(descriptor?.name) ?? 'grype', text(descriptor?.version) ?? null);
+  list(doc.matches).forEach((match, index) => result.findings.push(fromMatch(record(match), index)));
+  return { format: 'findings', analyses: [result] };
+}
+
+function fromMatch(match: JsonRecord | undefined, index: number): NormalisedFinding {
+  const vulnerability = record(match?.vulnerability);
+  const id = text(vulnerability?.id);
+  if (!match || !vulnerability || !id) throw new ParseError(`matches[${index}].vulnerability.id is missing`);
+  const related = records(match.relatedVulnerabilities);
+  const artifact = record(match.artifact);
+  const name = text(artifact?.name) ?? null;
+  const version = text(artifact?.version) ?? null;
+  const purl = text(artifact?.purl) ?? null;
+  const cvssScore = maxCvss([vulnerability, ...related]);
+  const word = text(vulnerability.severity);
+  return finding({
+    ruleId: id,
+    message: text(vulnerability.description) ?? text(related[0]?.description) ?? id,
+    // "Negligible" reads as info; "Unknown" carries no rating, so the CVSS score decides.
+    severity: severityFromWord(word) ?? (cvssScore !== undefined ? severityFromScore(cvssScore) : UNRATED),
+    level: word ?? null,
+    filePath: text(record(list(artifact?.locations)[0])?.path) ?? null,
+    fingerprint: packageFingerprint(purl, name, version),
+    packageName: name,
+    packageVersion: version,
+    purl,
+    securitySeverity: cvssScore ?? null,
+    helpUri: text(vulnerability.dataSource) ?? text(list(vulnerability.urls)[0]) ?? null,
+  });
+}
+
+function maxCvss(sources: JsonRecord[]): number | undefined {
+  let max: number | undefined;
+  for (const source of sources) {
+    for (const cvss of records(source.cvss)) {
+      const value = score(record(cvss.metrics)?.baseScore);
+      if (value !== undefined && (max === undefined || value > max)) max = value;
+    }
+  }
+  return max;
+}

@@ -1,0 +1,44 @@
+import { line, list, record, requiredText, text, type JsonRecord } from '../access.js';
+import { analysis, finding } from '../finding.js';
+import { severityFromWord, UNRATED } from '../severity.js';
+import type { NormalisedScan, Severity } from '../types.js';
+
+/** Semgrep's rule severities; newer releases also write critical/high/medium/low. */
+const SEVERITY: ReadonlyMap<string, Severity> = new Map<string, Severity>([
+  ['ERROR', 'high'],
+  ['WARNING', 'medium'],
+  ['INFO', 'low'],
+  ['INVENTORY', 'info'],
+  ['EXPERIMENT', 'info'],
+]);
+
+/** Placeholder Semgrep writes instead of a fingerprint when not logged in to Semgrep AppSec. */
+const NO_FINGERPRINT = 'requires login';
+
+/** Semgrep's JSON output (`semgrep --json`). */
+export function parseSemgrep(doc: JsonRecord): NormalisedScan {
+  const result = analysis('Semgrep', text(doc.version) ?? null);
+  list(doc.results).forEach((value, index) => {
+    const item = record(value);
+    const path = `results[${index}]`;
+    const ruleId = requiredText(item?.check_id, `${path}.check_id`);
+    const extra = record(item?.extra);
+    const metadata = record(extra?.metadata);
+    const word = text(extra?.severity);
+    const fingerprint = text(extra?.fingerprint);
+    result.findings.push(
+      finding({
+        ruleId,
+        message: text(extra?.message) ?? ruleId,
+        severity: (word !== undefined ? (SEVERITY.get(word.toUpperCase()) ?? severityFromWord(word)) : undefined) ?? UNRATED,
+        level: word ?? null,
+        filePath: text(item?.path) ?? null,
+        startLine: line(record(item?.start)?.line),
+        endLine: line(record(item?.end)?.line),
+        fingerprint: fingerprint && fingerprint !== NO_FINGERPRINT ? fingerprint : null,
+        helpUri: text(metadata?.source) ?? text(metadata?.shortlink) ?? null,
+      }),
+    );
+  });
+  return { format: 'findings', analyses: [result] };
+}

@@ -1,0 +1,49 @@
+import { number } from './access.js';
+import type { Severity } from './types.js';
+
+/**
+ * GitHub's reading of a CVSS-like 0–10 score (the one SARIF `security-severity` was made for):
+ * over 9.0 critical, 7.0–9.0 high, 4.0–6.9 medium, 0.1–3.9 low, 0 info.
+ */
+export function severityFromScore(score: number): Severity {
+  if (score > 9) return 'critical';
+  if (score >= 7) return 'high';
+  if (score >= 4) return 'medium';
+  if (score > 0) return 'low';
+  return 'info';
+}
+
+const WORDS: ReadonlyMap<string, Severity> = new Map<string, Severity>([
+  ['critical', 'critical'],
+  ['high', 'high'],
+  ['medium', 'medium'],
+  ['moderate', 'medium'],
+  ['low', 'low'],
+  ['info', 'info'],
+  ['informational', 'info'],
+  ['negligible', 'info'],
+  ['none', 'info'],
+]);
+
+/**
+ * A tool's severity word in our scale, whatever its case; undefined for words that carry no
+ * rating ("unknown", "unspecified") so that callers can fall back to a score.
+ */
+export function severityFromWord(word: unknown): Severity | undefined {
+  return typeof word === 'string' ? WORDS.get(word.trim().toLowerCase()) : undefined;
+}
+
+/** A 0–10 score from a number or numeric string; anything else (or out of range) is absent. */
+export function score(value: unknown): number | undefined {
+  const n = number(value);
+  return n !== undefined && n >= 0 && n <= 10 ? n : undefined;
+}
+
+const RANK: Record<Severity, number> = { info: 0, low: 1, medium: 2, high: 3, critical: 4 };
+
+export function higher(a: Severity, b: Severity): Severity {
+  return RANK[b] > RANK[a] ? b : a;
+}
+
+/** Used when a format gives a finding but no way to rate it. */
+export const UNRATED: Severity = 'medium';
