@@ -12,4 +12,5 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  { files: ['web/src/**'], languageOptions: { globals: { ...globals.browser } } },
 );

@@ -53,7 +53,7 @@ export async function benchIngest(log: (line: string) => void): Promise<IngestRe
         const counts = upload.counts as Record<string, number>;
         const result = {
           database: kind, input, items, bytes: body.length, seconds, perSecond: Math.round(items / seconds), peakMiB: peak(),
-          counts: `new ${counts.new}, fixed ${counts.fixed}, unchanged ${counts.unchanged}, components ${counts.components}`,
+          counts: `new ${counts.new}, fixed ${counts.fixed}, reopened ${counts.reopened}, unchanged ${counts.unchanged}, components ${counts.components}`,
         };
         results.push(result);
         log(`${kind.padEnd(8)} ${input.padEnd(50)} ${seconds.toFixed(2)} s  ${result.perSecond.toLocaleString('en')}/s  peak ${result.peakMiB} MiB  (${result.counts})`);

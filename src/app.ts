@@ -14,7 +14,17 @@ import { createServices, type Services } from './services.js';
 import { authRoutes } from './auth/routes.js';
 import { meRoutes } from './users/routes.js';
 import { apiKeyRoutes } from './apikeys/routes.js';
+import { orgRoutes } from './orgs/routes.js';
+import { memberRoutes } from './orgs/members-routes.js';
+import { repoRoutes } from './repos/routes.js';
+import { teamRoutes } from './teams/routes.js';
+import { userSearchRoutes } from './users/search-routes.js';
 import { version } from './version.js';
+import { webUi } from './http/static.js';
+import { scanRoutes } from './scans/routes.js';
+import { registerMetrics } from './http/metrics.js';
+import { registerRateLimit } from './http/rate-limit.js';
+import { startMaintenance } from './maintenance.js';
 
 export interface AppOptions {
   config: Config;
@@ -22,6 +32,8 @@ export interface AppOptions {
   sessionSecret: string;
   /** Tests pass false to keep the output quiet. */
   logger?: boolean;
+  /** In-process ingest workers; defaults to SERVICE_WORKERS. Tests pass 0 and drain the queue themselves. */
+  workers?: number;
 }
 
 export type App = FastifyInstance;
@@ -48,11 +60,30 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const services = createServices(config, db);
   app.decorate('services', services);
   registerGuard(app, { sessions: services.sessions, apiKeys: services.apiKeys, admins: config.admins, baseUrl: config.baseUrl });
+  await registerRateLimit(app, config.rateLimit, config.redisUrl);
+  await registerMetrics(app, services.metrics, config.metricsToken);
 
   await app.register(healthRoutes, { db });
   await app.register(authRoutes, { config, services });
   await app.register(meRoutes, { prefix: '/api/v1', services });
   await app.register(apiKeyRoutes, { prefix: '/api/v1', services });
+  await app.register(orgRoutes, { prefix: '/api/v1', services });
+  await app.register(memberRoutes, { prefix: '/api/v1', services });
+  await app.register(repoRoutes, { prefix: '/api/v1', services });
+  await app.register(teamRoutes, { prefix: '/api/v1', services });
+  await app.register(userSearchRoutes, { prefix: '/api/v1', services });
+  await app.register(scanRoutes, { prefix: '/api/v1', services });
+  // Last: its wildcard serves the web UI for whatever no route above answers.
+  await app.register(webUi);
+
+  const workers = options.workers ?? config.workers;
+  const stopMaintenance = workers > 0 ? startMaintenance(services, app.log) : () => undefined;
+  app.addHook('onReady', async () => services.scans.startWorkers(workers, app.log));
+  // Stops claiming and lets the upload in hand finish before the database closes.
+  app.addHook('onClose', async () => {
+    stopMaintenance();
+    await services.scans.stopWorkers();
+  });
   return app;
 }
 

@@ -5,6 +5,9 @@ import { sessionStore } from './auth/session-store.js';
 import { apiKeyStore } from './apikeys/store.js';
 import { auditStore } from './audit/store.js';
 import { apiKeyService } from './apikeys/service.js';
+import { orgServices } from './orgs/org-services.js';
+import { createScans } from './scans/index.js';
+import { createMetrics } from './http/metrics.js';
 
 /** Stores and services, built once per app from the database; routes receive what they need. */
 export function createServices(config: Config, db: Db) {
@@ -12,6 +15,12 @@ export function createServices(config: Config, db: Db) {
   const users = userStore(k);
   const apiKeys = apiKeyStore(k);
   const audit = auditStore(k);
+  const orgs = orgServices(k, users, audit);
+  const scans = createScans(config, db, (actor, repoId) => orgs.repoService.visibleRepo(actor, repoId));
+  const metrics = createMetrics(() => scans.uploads.queueStats());
+  scans.events.accepted = (format) => metrics.uploadReceived(format);
+  scans.events.completed = (format, seconds) => metrics.uploadCompleted(format, seconds);
+  scans.events.failed = (format) => metrics.uploadFailed(format);
   return {
     config,
     db,
@@ -20,6 +29,9 @@ export function createServices(config: Config, db: Db) {
     apiKeys,
     audit,
     apiKeyService: apiKeyService(apiKeys, users, audit),
+    ...orgs,
+    scans,
+    metrics,
   };
 }
 export type Services = ReturnType<typeof createServices>;

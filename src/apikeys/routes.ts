@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { Services } from '../services.js';
 import { PageQuery, pageOf as toPage, sendPage } from '../http/pagination.js';
 import { NoContent, pageOf, problems } from '../http/responses.js';
+import { acceptJsonOnly } from '../http/json-body.js';
 import { ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema, presentApiKey } from './presenter.js';
 
 const tags = ['api keys'];
@@ -10,6 +11,7 @@ const tags = ['api keys'];
 const config = { sessionOnly: true } as const;
 
 export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  acceptJsonOnly(app);
   const keys = services.apiKeyService;
 
   app.get('/apikeys', {
@@ -23,7 +25,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
 
   app.post('/apikeys', {
     config,
-    schema: { tags, summary: 'Create an API key (the secret is in this response only)', body: CreateApiKeyBody, response: { 201: CreatedApiKeySchema, ...problems(400, 401, 403) } },
+    schema: { tags, summary: 'Create an API key (the secret is in this response only)', body: CreateApiKeyBody, response: { 201: CreatedApiKeySchema, ...problems(400, 401, 403, 413, 415) } },
   }, async (request, reply) => {
     const { row, secret } = await keys.create(request.actor!, request.body, request.ip);
     return reply.code(201).send({ ...presentApiKey(row), key: secret });

@@ -12,6 +12,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Db {
   kysely: Kysely<Database>;
   dialect: Dialect;
+  /** The SQLite handle, for bulk inserts only (see bulk-insert.ts); null on PostgreSQL. */
+  sqlite: SQLite.Database | null;
   migrate(): Promise<void>;
   /** True when the database answers and every migration is applied. */
   isReady(): Promise<boolean>;
@@ -19,17 +21,21 @@ export interface Db {
 }
 
 export function openDatabase(config: DatabaseConfig): Db {
-  const kysely = config.kind === 'sqlite' ? openSqlite(config.file) : openPostgres(config.url);
+  const sqlite = config.kind === 'sqlite' ? openSqlite(config.file) : null;
+  const kysely = sqlite
+    ? new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+    : openPostgres((config as { url: string }).url);
   return {
     kysely,
     dialect: config.kind,
+    sqlite,
     migrate: () => migrate(kysely),
     isReady: () => isReady(kysely),
     close: () => kysely.destroy(),
   };
 }
 
-function openSqlite(file: string): Kysely<Database> {
+function openSqlite(file: string): SQLite.Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const database = new SQLite(file);
   database.pragma('journal_mode = WAL');
@@ -37,7 +43,7 @@ function openSqlite(file: string): Kysely<Database> {
   database.pragma('foreign_keys = ON');
   // WAL makes NORMAL durable against process crashes; only an OS crash can lose the last commits.
   database.pragma('synchronous = NORMAL');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return database;
 }
 
 const TIMESTAMPTZ_OID = 1184;

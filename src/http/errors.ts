@@ -28,7 +28,8 @@ export function sendProblem(reply: FastifyReply, status: number, detail: string,
 }
 
 function validationErrors(error: FastifyError): FieldError[] {
-  const context = error.validationContext ?? 'body';
+  // Fastify says "querystring"; the Problem schema documents the shorter /query/<name>.
+  const context = error.validationContext === 'querystring' ? 'query' : (error.validationContext ?? 'body');
   return (error.validation ?? []).map((issue) => {
     const params = issue.params as Record<string, unknown>;
     let path = issue.instancePath;

@@ -6,8 +6,27 @@ import { ProblemSchema } from './problem.js';
 export const SESSION_SCHEME = 'session';
 export const BEARER_SCHEME = 'apiKey';
 
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  /** Left out of the document on purpose (Swagger UI and its files). */
+  hidden: boolean;
+}
+const registered = new WeakMap<FastifyInstance, RegisteredRoute[]>();
+
+/** Every route registered after registerOpenApi, so a test can check that the document covers them all. */
+export function registeredRoutes(app: FastifyInstance): readonly RegisteredRoute[] {
+  return registered.get(app) ?? [];
+}
+
 /** Must be registered before any route, so that every route lands in the document. */
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+  const routes: RegisteredRoute[] = [];
+  registered.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true;
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, hidden });
+  });
   app.addSchema(ProblemSchema);
   await app.register(swagger, {
     openapi: {

@@ -47,9 +47,10 @@ function pageUrl(request: FastifyRequest, page: number, perPage: number): string
   return `${url.pathname}${url.search}`;
 }
 
+// Each value is the header's schema: @fastify/swagger wraps it in `schema` and lifts `description` out.
 export const paginationHeaders = {
-  'X-Total-Count': { schema: { type: 'integer' }, description: 'Total number of items.' },
-  'X-Page': { schema: { type: 'integer' }, description: 'Current page.' },
-  'X-Per-Page': { schema: { type: 'integer' }, description: 'Items per page.' },
-  Link: { schema: { type: 'string' }, description: 'RFC 8288 links to the first, prev, next and last pages.' },
+  'X-Total-Count': { type: 'integer', description: 'Total number of items.' },
+  'X-Page': { type: 'integer', description: 'Current page.' },
+  'X-Per-Page': { type: 'integer', description: 'Items per page.' },
+  Link: { type: 'string', description: 'RFC 8288 links to the first, prev, next and last pages.' },
 };

@@ -30,4 +30,13 @@ export function pageOf<T extends TSchema>(item: T, description: string) {
   return { description, headers: paginationHeaders, content: { 'application/json': { schema: Type.Array(item) } } };
 }
 
+/** A 201 response: the created resource, and its URL in Location. */
+export function created<T extends TSchema>(item: T, description: string) {
+  return {
+    description,
+    headers: { Location: { type: 'string', description: 'The URL of the new resource.' } },
+    content: { 'application/json': { schema: item } },
+  };
+}
+
 export const NoContent = { description: 'Done; no content.', type: 'null' } as const;

@@ -32,7 +32,7 @@ export function createScans(config: Config, db: Db, visibleRepo: (actor: Actor, 
     }),
 
     startWorkers(count: number, log: FastifyBaseLogger): void {
-      if (count > 0) pool = startWorkers({ db: db.kysely, dialect: db.dialect, uploads, log, events }, count, options);
+      if (count > 0) pool = startWorkers({ db, uploads, log, events }, count, options);
     },
 
     async stopWorkers(): Promise<void> {
@@ -50,7 +50,7 @@ export function createScans(config: Config, db: Db, visibleRepo: (actor: Actor, 
     async drain(log: FastifyBaseLogger): Promise<number> {
       let processed = 0;
       for (let claimed = await uploads.claim(options.leaseMs); claimed; claimed = await uploads.claim(options.leaseMs)) {
-        await processClaimed({ db: db.kysely, dialect: db.dialect, uploads, log, events }, claimed, options);
+        await processClaimed({ db, uploads, log, events }, claimed, options);
         processed++;
       }
       return processed;

@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database, UploadRow } from '../db/schema.js';
-import type { Dialect } from '../db/index.js';
+import type { UploadRow } from '../db/schema.js';
+import type { Db } from '../db/index.js';
 import type { NormalisedAnalysis, NormalisedFinding, NormalisedScan, ScanFormat } from './parsers/types.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
@@ -24,10 +23,10 @@ export interface ImportCounts {
  * (new ones open, missing ones fixed, returning ones reopened), its components replace the previous
  * SBOM, and the repository's status totals follow. Returns null when this worker lost its claim.
  */
-export async function applyScan(db: Kysely<Database>, dialect: Dialect, upload: UploadRow, scan: NormalisedScan): Promise<ImportCounts | null> {
-  return db.transaction().execute(async (trx) => {
-    if (!(await holdsClaim(trx, upload, dialect))) return null;
-    const store = trackingStore(trx, dialect);
+export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan): Promise<ImportCounts | null> {
+  return db.kysely.transaction().execute(async (trx) => {
+    if (!(await holdsClaim(trx, upload, db.dialect))) return null;
+    const store = trackingStore(trx, db);
     if (!(await store.lockRepository(upload.repository_id))) return null;
     const total: ImportCounts = { new: 0, fixed: 0, reopened: 0, unchanged: 0, findings: 0, components: 0 };
     for (const analysis of scan.analyses) {

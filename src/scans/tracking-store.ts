@@ -1,6 +1,6 @@
 import type { Insertable, Transaction } from 'kysely';
 import type { AnalysesTable, ComponentsTable, Database, FindingsTable } from '../db/schema.js';
-import type { Dialect } from '../db/index.js';
+import type { Db } from '../db/index.js';
 import { bulkInsert, type PgColumnType } from '../db/bulk-insert.js';
 
 /** Ids per `IN (...)` list: well inside SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
@@ -23,7 +23,9 @@ export type NewFinding = Insertable<FindingsTable>;
 export type NewComponent = Insertable<ComponentsTable>;
 
 /** SQL of findings tracking; every call runs inside the ingest transaction. */
-export function trackingStore(trx: Transaction<Database>, dialect: Dialect) {
+export function trackingStore(trx: Transaction<Database>, db: Db) {
+  const { dialect } = db;
+  const target = { trx, sqlite: db.sqlite };
   return {
     /** Serialises ingests of one repository across workers (SQLite transactions are serial anyway). */
     async lockRepository(repositoryId: string): Promise<boolean> {
@@ -58,7 +60,7 @@ export function trackingStore(trx: Transaction<Database>, dialect: Dialect) {
         .where('analysis_id', '=', analysisId).execute();
     },
 
-    insertFindings: (rows: NewFinding[]) => bulkInsert(trx, dialect, 'findings', FINDING_COLUMNS, rows),
+    insertFindings: (rows: NewFinding[]) => bulkInsert(target, 'findings', FINDING_COLUMNS, rows),
 
     async setState(ids: string[], values: Partial<FindingsTable>): Promise<void> {
       for (let i = 0; i < ids.length; i += CHUNK) {
@@ -72,7 +74,7 @@ export function trackingStore(trx: Transaction<Database>, dialect: Dialect) {
 
     async replaceComponents(analysisId: string, rows: NewComponent[]): Promise<void> {
       await trx.deleteFrom('components').where('analysis_id', '=', analysisId).execute();
-      await bulkInsert(trx, dialect, 'components', COMPONENT_COLUMNS, rows);
+      await bulkInsert(target, 'components', COMPONENT_COLUMNS, rows);
     },
   };
 }

@@ -1,7 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-import type { Dialect } from '../db/index.js';
+import type { Db } from '../db/index.js';
 import { detectFormat, DetectError } from './detect.js';
 import { parseScan } from './parsers/index.js';
 import { ParseError, type ScanFormat } from './parsers/types.js';
@@ -31,8 +29,7 @@ export interface WorkerPool {
 }
 
 export interface WorkerDeps {
-  db: Kysely<Database>;
-  dialect: Dialect;
+  db: Db;
   uploads: UploadStore;
   log: FastifyBaseLogger;
   events?: UploadEvents;
@@ -93,7 +90,7 @@ export async function processClaimed(deps: WorkerDeps, { upload, content }: Clai
   try {
     const { syntax } = detectFormat(content, { format: upload.format });
     const scan = parseScan(content, upload.format as ScanFormat, syntax);
-    const counts = await applyScan(deps.db, deps.dialect, upload, scan);
+    const counts = await applyScan(deps.db, upload, scan);
     if (counts === null) {
       log.warn('the claim on this upload was lost to another worker; its work was not committed');
       return;

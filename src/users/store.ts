@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database, UserRow } from '../db/schema.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
@@ -62,6 +62,15 @@ export function userStore(db: Kysely<Database>) {
         .where('memberships.user_id', '=', userId)
         .orderBy('orgs.name_key')
         .execute();
+    },
+
+    /** Signed-in users whose login starts with `prefix`, ignoring case; `%`, `_` and `\` in it are literal. */
+    searchByLogin(prefix: string, limit: number): Promise<Pick<UserRow, 'id' | 'login' | 'name' | 'avatar_url'>[]> {
+      const pattern = `${prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      return db.selectFrom('users').select(['id', 'login', 'name', 'avatar_url'])
+        .where(sql<boolean>`lower(login) like ${pattern} escape '\\'`)
+        .where('last_login_at', 'is not', null)
+        .orderBy('login').orderBy('id').limit(limit).execute();
     },
   };
 }

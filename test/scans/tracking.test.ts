@@ -95,7 +95,7 @@ describe.each(DB_KINDS)('findings across uploads on %s', (kind) => {
     expect(await scans.drain(quietLog)).toBe(1);
     // The first worker wakes up and tries to commit: its claim is stale, so nothing is written twice.
     const { processClaimed } = await import('../../src/scans/worker.js');
-    await processClaimed({ db: db.kysely, dialect: db.dialect, uploads: scans.uploads, log: quietLog }, claimed, { leaseMs: 60_000, pollMs: 1000, maxAttempts: 5 });
+    await processClaimed({ db, uploads: scans.uploads, log: quietLog }, claimed, { leaseMs: 60_000, pollMs: 1000, maxAttempts: 5 });
     const findings = await db.kysely.selectFrom('findings').select('id').where('repository_id', '=', repo).execute();
     expect(findings).toHaveLength(3);
     expect((await scans.uploads.byId(id))!).toMatchObject({ status: 'complete', new_count: 3, attempts: 2 });

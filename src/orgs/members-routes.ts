@@ -1,0 +1,57 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Services } from '../services.js';
+import { PageQuery, pageOf as toPage, sendPage } from '../http/pagination.js';
+import { created, NoContent, pageOf, problems } from '../http/responses.js';
+import { acceptJsonOnly, JSON_BODY_LIMIT } from '../http/json-body.js';
+import { MemberSchema, presentMember, PutMemberBody } from './members-presenter.js';
+
+const tags = ['members'];
+const OrgParams = Type.Object({ id: Type.String() });
+const MemberParams = Type.Object({ id: Type.String(), user_id: Type.String() });
+
+export const memberRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const members = services.memberService;
+  acceptJsonOnly(app);
+
+  app.get('/orgs/:id/members', {
+    schema: {
+      tags, summary: 'List the members of an organization with their roles',
+      params: OrgParams, querystring: PageQuery,
+      response: { 200: pageOf(MemberSchema, 'The members, in the order they joined.'), ...problems(400, 401, 404) },
+    },
+  }, async (request, reply) => {
+    const page = toPage(request.query);
+    const { total, items } = await members.list(request.actor!, request.params.id, page);
+    return sendPage(request, reply, page, total, items.map(presentMember));
+  });
+
+  app.put('/orgs/:id/members/:user_id', {
+    bodyLimit: JSON_BODY_LIMIT,
+    schema: {
+      tags, summary: 'Add a user who has signed in before to an organization, or change their role (owners)',
+      params: MemberParams, body: PutMemberBody,
+      response: {
+        200: { description: 'The role was changed (or already was this one).', content: { 'application/json': { schema: MemberSchema } } },
+        201: created(MemberSchema, 'The user was added.'),
+        ...problems(400, 401, 403, 404, 409, 413, 415),
+      },
+    },
+  }, async (request, reply) => {
+    const { id, user_id: userId } = request.params;
+    const { member, created: added } = await members.put(request.actor!, id, userId, request.body.role, request.ip);
+    if (added) reply.code(201).header('location', `/api/v1/orgs/${id}/members/${userId}`);
+    return presentMember(member);
+  });
+
+  app.delete('/orgs/:id/members/:user_id', {
+    schema: {
+      tags, summary: 'Remove a member from an organization and its teams (owners)',
+      params: MemberParams,
+      response: { 204: NoContent, ...problems(401, 403, 404, 409) },
+    },
+  }, async (request, reply) => {
+    await members.remove(request.actor!, request.params.id, request.params.user_id, request.ip);
+    return reply.code(204).send(null);
+  });
+};

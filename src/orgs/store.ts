@@ -1,0 +1,71 @@
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { Database, OrgRow } from '../db/schema.js';
+import type { Page } from '../http/pagination.js';
+import { containsIgnoringCase } from '../db/like.js';
+
+export type OrgWithCounts = OrgRow & { repo_count: number };
+
+/**
+ * Which orgs a list may show: only those `memberOf` belongs to (null: any), and only `onlyIds`
+ * (null: any). The policy decides the values.
+ */
+export interface OrgListScope {
+  memberOf: string | null;
+  onlyIds: string[] | null;
+}
+
+const repoCount = (eb: ExpressionBuilder<Database, 'orgs'>) =>
+  eb.selectFrom('repos').whereRef('repos.org_id', '=', 'orgs.id').select((c) => c.fn.countAll<number>().as('n')).as('repo_count');
+
+export function orgStore(db: Kysely<Database>) {
+  const counted = (row: OrgRow & { repo_count: number | string | null }): OrgWithCounts =>
+    ({ ...row, repo_count: Number(row.repo_count ?? 0) });
+
+  return {
+    async insert(org: OrgRow): Promise<void> {
+      await db.insertInto('orgs').values(org).execute();
+    },
+
+    async byId(id: string): Promise<OrgWithCounts | undefined> {
+      const row = await db.selectFrom('orgs').selectAll('orgs').select(repoCount).where('orgs.id', '=', id).executeTakeFirst();
+      return row && counted(row);
+    },
+
+    async page(scope: OrgListScope, q: string, page: Page): Promise<{ total: number; items: OrgWithCounts[] }> {
+      if (scope.onlyIds?.length === 0) return { total: 0, items: [] };
+      let base = db.selectFrom('orgs');
+      if (scope.memberOf !== null) {
+        const userId = scope.memberOf;
+        base = base.where('orgs.id', 'in', (eb) => eb.selectFrom('memberships').select('org_id').where('user_id', '=', userId));
+      }
+      if (scope.onlyIds !== null) base = base.where('orgs.id', 'in', scope.onlyIds);
+      if (q) base = base.where(containsIgnoringCase('orgs.name_key', q));
+      const [count, items] = await Promise.all([
+        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+        base.selectAll('orgs').select(repoCount).orderBy('orgs.created_at').orderBy('orgs.id').limit(page.perPage).offset(page.offset).execute(),
+      ]);
+      return { total: Number(count.n), items: items.map(counted) };
+    },
+
+    async update(id: string, fields: Partial<Pick<OrgRow, 'name' | 'name_key' | 'description'>> & { updated_at: string }): Promise<void> {
+      await db.updateTable('orgs').set(fields).where('id', '=', id).execute();
+    },
+
+    async delete(id: string): Promise<boolean> {
+      const result = await db.deleteFrom('orgs').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    /**
+     * Inside a transaction: a no-op write that takes the org row's lock, so that changes to its
+     * members and teams are serialised (two owners demoting each other must not leave none).
+     * SQLite has no SELECT ... FOR UPDATE; a write locks on both. False when the org is gone.
+     */
+    async lock(id: string): Promise<boolean> {
+      const result = await db.updateTable('orgs').set((eb) => ({ description: eb.ref('description') }))
+        .where('id', '=', id).executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+  };
+}
+export type OrgStore = ReturnType<typeof orgStore>;

@@ -1,0 +1,56 @@
+import type { Kysely } from 'kysely';
+import type { Database, TeamRow } from '../db/schema.js';
+import type { Page } from '../http/pagination.js';
+
+export type TeamWithMembers = TeamRow & { members: string[] };
+
+export function teamStore(db: Kysely<Database>) {
+  /** One query for the members of every team on a page, not one per team. */
+  async function withMembers(teams: TeamRow[]): Promise<TeamWithMembers[]> {
+    if (teams.length === 0) return [];
+    const rows = await db.selectFrom('team_members').select(['team_id', 'user_id'])
+      .where('team_id', 'in', teams.map((t) => t.id)).orderBy('team_id').orderBy('user_id').execute();
+    const byTeam = new Map<string, string[]>();
+    for (const row of rows) byTeam.set(row.team_id, [...(byTeam.get(row.team_id) ?? []), row.user_id]);
+    return teams.map((team) => ({ ...team, members: byTeam.get(team.id) ?? [] }));
+  }
+
+  return {
+    async insert(team: TeamRow): Promise<void> {
+      await db.insertInto('teams').values(team).execute();
+    },
+
+    async byId(id: string): Promise<TeamWithMembers | undefined> {
+      const team = await db.selectFrom('teams').selectAll().where('id', '=', id).executeTakeFirst();
+      return team && (await withMembers([team]))[0];
+    },
+
+    async page(orgId: string, page: Page): Promise<{ total: number; items: TeamWithMembers[] }> {
+      const base = db.selectFrom('teams').where('org_id', '=', orgId);
+      const [count, teams] = await Promise.all([
+        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+        base.selectAll().orderBy('created_at').orderBy('id').limit(page.perPage).offset(page.offset).execute(),
+      ]);
+      return { total: Number(count.n), items: await withMembers(teams) };
+    },
+
+    /** False when the team is gone. */
+    async update(id: string, fields: Partial<Pick<TeamRow, 'name' | 'name_key' | 'description'>> & { updated_at: string }): Promise<boolean> {
+      const result = await db.updateTable('teams').set(fields).where('id', '=', id).executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async replaceMembers(teamId: string, userIds: string[]): Promise<void> {
+      await db.deleteFrom('team_members').where('team_id', '=', teamId).execute();
+      if (userIds.length) {
+        await db.insertInto('team_members').values(userIds.map((user_id) => ({ team_id: teamId, user_id }))).execute();
+      }
+    },
+
+    async delete(id: string): Promise<boolean> {
+      const result = await db.deleteFrom('teams').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+  };
+}
+export type TeamStore = ReturnType<typeof teamStore>;
