@@ -22,6 +22,7 @@ import { userSearchRoutes } from './users/search-routes.js';
 import { version } from './version.js';
 import { webUi } from './http/static.js';
 import { scanRoutes } from './scans/routes.js';
+import { auditRoutes } from './audit/routes.js';
 import { registerMetrics } from './http/metrics.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { startMaintenance } from './maintenance.js';
@@ -59,8 +60,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const services = createServices(config, db);
   app.decorate('services', services);
-  registerGuard(app, { sessions: services.sessions, apiKeys: services.apiKeys, admins: config.admins, baseUrl: config.baseUrl });
+  const guard = registerGuard(app, { sessions: services.sessions, apiKeys: services.apiKeys, admins: config.admins, baseUrl: config.baseUrl });
   await registerRateLimit(app, config.rateLimit, config.redisUrl);
+  guard.enforce();
   await registerMetrics(app, services.metrics, config.metricsToken);
 
   await app.register(healthRoutes, { db });
@@ -73,6 +75,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(teamRoutes, { prefix: '/api/v1', services });
   await app.register(userSearchRoutes, { prefix: '/api/v1', services });
   await app.register(scanRoutes, { prefix: '/api/v1', services });
+  await app.register(auditRoutes, { prefix: '/api/v1', services });
   // Last: its wildcard serves the web UI for whatever no route above answers.
   await app.register(webUi);
 

@@ -34,17 +34,26 @@ export interface GuardDeps {
   baseUrl: string;
 }
 
-export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
+/**
+ * Two hooks, so that rate limiting (a route-level onRequest hook, which runs after the app-level
+ * ones) sits between them: the first works out who is asking (an invalid key is refused here), the
+ * second, before validation, refuses what that actor may not do.
+ */
+export function registerGuard(app: FastifyInstance, deps: GuardDeps): { enforce(): void } {
   app.decorateRequest('actor', null);
   app.addHook('onRequest', async (request) => {
     const bearer = request.routeOptions.config.ownBearer ? null : bearerToken(request);
     if (bearer === null) checkSameOrigin(request, deps.baseUrl);
     request.actor = bearer !== null ? await keyActor(bearer, deps) : await sessionActor(request, deps);
-    if (!request.routeOptions.url) return; // unknown route: the 404 handler answers
-    const auth = request.routeOptions.config.auth ?? (request.url.startsWith('/api/') ? 'required' : 'none');
-    if (auth === 'required' && !request.actor) throw unauthorized();
-    if (request.actor?.key) checkKeyMayCall(request, request.actor.key.scope);
   });
+  return {
+    enforce: () => app.addHook('preValidation', async (request) => {
+      if (!request.routeOptions.url) return; // unknown route: the 404 handler answers
+      const auth = request.routeOptions.config.auth ?? (request.url.startsWith('/api/') ? 'required' : 'none');
+      if (auth === 'required' && !request.actor) throw unauthorized();
+      if (request.actor?.key) checkKeyMayCall(request, request.actor.key.scope);
+    }),
+  };
 }
 
 function bearerToken(request: FastifyRequest): string | null {

@@ -8,11 +8,12 @@ const WINDOW_MS = 60_000;
 
 /**
  * Per API key, per signed-in user, and per IP for anonymous calls (tighter on /auth/*). Counters
- * live in memory, or in Redis when REDIS_URL is set so that every instance shares them. Runs after
- * the guard (preHandler), so it knows who is asking.
+ * live in memory, or in Redis when REDIS_URL is set so that every instance shares them. Registered
+ * between the guard's two hooks: it knows who is asking, and anonymous calls are counted before
+ * they are refused.
  */
 export async function registerRateLimit(app: FastifyInstance, limits: RateLimitConfig, redisUrl: string | null): Promise<void> {
-  const redis = redisUrl ? new Redis(redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false }) : null;
+  const redis = redisUrl ? new Redis(redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1 }) : null;
   if (redis) {
     redis.on('error', (error) => app.log.warn({ err: error }, 'redis for rate limits is unavailable'));
     app.addHook('onClose', async () => {
@@ -21,7 +22,7 @@ export async function registerRateLimit(app: FastifyInstance, limits: RateLimitC
   }
   await app.register(rateLimit, {
     global: true,
-    hook: 'preHandler',
+    hook: 'onRequest',
     timeWindow: WINDOW_MS,
     max: (_request, key) => (key.startsWith('auth:') ? limits.auth : key.startsWith('ip:') ? limits.perIp : limits.perUser),
     keyGenerator: rateKey,
