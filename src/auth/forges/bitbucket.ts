@@ -1,26 +1,20 @@
 import type { ProviderConfig } from '../providers-config.js';
 import { expectOk, getWithToken, malformed, type ForgeHttp } from './http.js';
-import { buildAuthorizeUrl, requestAccessToken, type OAuthEndpoints } from './oauth.js';
-import { asRecord, isRecord, optionalText, primaryVerified, requireId, requireText } from './profile.js';
+import { oauthForge } from './oauth.js';
+import { fetchProfile, isRecord, optionalText, primaryVerified, requireId, requireText } from './profile.js';
 import type { Forge, ForgeUser } from './types.js';
 
 /** Bitbucket Cloud: url https://bitbucket.org, api_url https://api.bitbucket.org (paths carry /2.0). */
 export function bitbucketForge(config: ProviderConfig, http: ForgeHttp): Forge {
-  const endpoints: OAuthEndpoints = {
+  return oauthForge(config, http, {
     authorize: `${config.url}/site/oauth2/authorize`,
     token: `${config.url}/site/oauth2/access_token`,
     clientAuth: 'basic',
-  };
-  return {
-    authorizeUrl: (p) => buildAuthorizeUrl(config, endpoints, p),
-    exchangeCode: (p) => requestAccessToken(http, config, endpoints, p),
-    fetchUser: (token) => fetchUser(http, `${config.api_url}/2.0`, token),
-  };
+  }, (token) => fetchUser(http, `${config.api_url}/2.0`, token));
 }
 
 async function fetchUser(http: ForgeHttp, api: string, token: string): Promise<ForgeUser> {
-  const doing = 'fetching the user profile';
-  const user = asRecord(http, expectOk(http, await getWithToken(http, `${api}/user`, token, doing), doing), 'user profile');
+  const user = await fetchProfile(http, `${api}/user`, token);
   const links = isRecord(user.links) ? user.links : {};
   return {
     forgeUserId: requireId(http, user.uuid, 'uuid'),

@@ -1,7 +1,7 @@
 import type { ProviderConfig } from '../providers-config.js';
 import { callJson, expectOk, malformed, type ForgeHttp } from './http.js';
 import { isRecord } from './profile.js';
-import { ForgeError } from './types.js';
+import { ForgeError, type Forge, type ForgeUser } from './types.js';
 
 export interface OAuthEndpoints {
   authorize: string;
@@ -11,6 +11,20 @@ export interface OAuthEndpoints {
 }
 
 const EXCHANGING = 'exchanging the sign-in code';
+
+/** A forge that speaks OAuth 2.0 at these endpoints and reads its user with `readUser`. */
+export function oauthForge(
+  config: ProviderConfig,
+  http: ForgeHttp,
+  endpoints: OAuthEndpoints,
+  readUser: (token: string) => Promise<ForgeUser>,
+): Forge {
+  return {
+    authorizeUrl: (p) => buildAuthorizeUrl(config, endpoints, p),
+    exchangeCode: (p) => requestAccessToken(http, config, endpoints, p),
+    fetchUser: readUser,
+  };
+}
 
 export function buildAuthorizeUrl(
   config: ProviderConfig,

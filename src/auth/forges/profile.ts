@@ -1,4 +1,4 @@
-import { malformed, type ForgeHttp } from './http.js';
+import { expectOk, getWithToken, malformed, type ForgeHttp } from './http.js';
 
 export type Json = Record<string, unknown>;
 
@@ -32,4 +32,10 @@ export function optionalText(value: unknown): string | null {
 export function primaryVerified(list: unknown[], primary: string, verified: string): string | null {
   const hit = list.find((e) => isRecord(e) && e[primary] === true && e[verified] === true);
   return isRecord(hit) ? optionalText(hit.email) : null;
+}
+
+/** GET a profile endpoint with the token; the answer must be a JSON object. */
+export async function fetchProfile(http: ForgeHttp, url: string, token: string): Promise<Json> {
+  const doing = 'fetching the user profile';
+  return asRecord(http, expectOk(http, await getWithToken(http, url, token, doing), doing), 'user profile');
 }
