@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { ProblemSchema } from './problem.js';
+import { GenericFindingsSchema } from '../scans/parsers/findings/generic.js';
+import { GENERIC_FINDINGS_COMPONENT, UPLOAD_PATH, uploadRequestBody } from '../scans/upload-doc.js';
 
 export const SESSION_SCHEME = 'session';
 export const BEARER_SCHEME = 'apiKey';
@@ -28,6 +30,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
     for (const method of [route.method].flat()) routes.push({ method, url: route.url, hidden });
   });
   app.addSchema(ProblemSchema);
+  app.addSchema({ ...GenericFindingsSchema, $id: GENERIC_FINDINGS_COMPONENT, title: 'Scanyard generic findings format' });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -46,6 +49,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       },
       security: [{ [SESSION_SCHEME]: [] }, { [BEARER_SCHEME]: [] }],
     },
+    transformObject: (document) => ('openapiObject' in document ? withUploadBody(document.openapiObject as OpenApiDocument) : document.swaggerObject),
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
@@ -59,4 +63,13 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
   app.get('/swagger/index.html', { schema: hide, config: { auth: 'none' } }, async (_request, reply) =>
     reply.redirect('/swagger/'),
   );
+}
+
+type OpenApiDocument = { paths?: Record<string, Record<string, Record<string, unknown>>> };
+
+/** The upload route streams its body, so its request body is described here rather than by a schema. */
+function withUploadBody(document: OpenApiDocument): OpenApiDocument {
+  const post = document.paths?.[UPLOAD_PATH]?.post;
+  if (post) post.requestBody = uploadRequestBody;
+  return document;
 }
