@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
@@ -31,8 +32,8 @@ export interface AppOptions {
   config: Config;
   db: Db;
   sessionSecret: string;
-  /** Tests pass false to keep the output quiet. */
-  logger?: boolean;
+  /** Tests pass false to keep the output quiet, or a stream to read what is logged. */
+  logger?: boolean | { stream: Writable };
   /** In-process ingest workers; defaults to SERVICE_WORKERS. Tests pass 0 and drain the queue themselves. */
   workers?: number;
 }
@@ -43,7 +44,7 @@ export type App = FastifyInstance;
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, db } = options;
   const app = Fastify({
-    logger: options.logger === false ? false : loggerOptions(config.logLevel),
+    logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logger === true || options.logger === undefined ? undefined : options.logger.stream),
     genReqId: requestId,
     trustProxy: true,
     bodyLimit: 1024 * 1024,

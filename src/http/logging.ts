@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type { FastifyServerOptions } from 'fastify';
 import { redactUrl } from './request-id.js';
 
@@ -5,9 +6,10 @@ import { redactUrl } from './request-id.js';
  * pino options: the request line without headers (so cookies and Authorization never reach the
  * log), secret query values masked, and a redact list as a second guard for anything logged by hand.
  */
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+export function loggerOptions(level: string, stream?: Writable): FastifyServerOptions['logger'] {
   return {
     level,
+    ...(stream ? { stream } : {}),
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.client_secret', '*.key', '*.secret', '*.password', '*.access_token'],
       censor: '[redacted]',

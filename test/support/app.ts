@@ -1,5 +1,5 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp, type App } from '../../src/app.js';
+import { buildApp, type App, type AppOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase, type Db } from '../../src/db/index.js';
 import { SESSION_COOKIE } from '../../src/auth/session.js';
@@ -24,7 +24,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(kind: DbKind, env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(kind: DbKind, env: Record<string, string> = {}, logger: AppOptions['logger'] = false): Promise<TestApp> {
   const database = await createTestDatabase(kind);
   const config = loadConfig({
     DATABASE_URL: database.url, SERVICE_SESSION_SECRET: TEST_SECRET, SERVICE_BASE_URL: 'http://localhost:8080',
@@ -34,7 +34,7 @@ export async function createTestApp(kind: DbKind, env: Record<string, string> = 
   });
   const db = openDatabase(config.database);
   await db.migrate();
-  const app = await buildApp({ config, db, sessionSecret: TEST_SECRET, logger: false, workers: 0 });
+  const app = await buildApp({ config, db, sessionSecret: TEST_SECRET, logger, workers: 0 });
   await app.ready();
   let forgeIds = 0;
 
