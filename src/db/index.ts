@@ -62,8 +62,11 @@ function openPostgres(url: string): Kysely<Database> {
       }) as typeof pg.types.getTypeParser,
     },
   });
-  // An idle client losing its server emits here; without a listener the process would crash.
+  // A client losing its server emits 'error'; pg-pool listens only while the client is idle, and an
+  // unheard 'error' crashes the process. Queries in flight still fail with the error, and /readyz
+  // reports the outage.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
