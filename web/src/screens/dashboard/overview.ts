@@ -1,0 +1,62 @@
+import { api, call } from '../../api/client';
+import type { CurrentUser, Repo, ScanStatus } from '../../api/types';
+import { mapLimit } from '../../lib/pool';
+import { compareBySeverity, NO_FINDINGS, type SeverityCounts } from '../../lib/severity';
+
+export interface RepoOverview {
+  repo: Repo;
+  org: CurrentUser['orgs'][number];
+  status: ScanStatus | null;
+  counts: SeverityCounts;
+}
+
+/** Repositories read per organization for the dashboard; an org with more shows a link to the rest. */
+export const DASHBOARD_REPOS_PER_ORG = 100;
+
+export interface Overview {
+  repos: RepoOverview[];
+  /** Organizations with more repositories than the dashboard reads. */
+  truncated: { orgId: string; total: number }[];
+}
+
+/** Every repository of the user's organizations with its scan status, what needs attention first. */
+export async function loadOverview(orgs: CurrentUser['orgs'], signal: AbortSignal): Promise<Overview> {
+  const truncated: Overview['truncated'] = [];
+  const perOrg = await mapLimit(orgs, 4, async (org) => {
+    const { data, response } = await call(api.GET('/api/v1/orgs/{org_id}/repos', {
+      params: { path: { org_id: org.id }, query: { per_page: DASHBOARD_REPOS_PER_ORG } },
+      signal,
+    }));
+    const total = Number(response.headers.get('x-total-count') ?? data.length);
+    if (total > data.length) truncated.push({ orgId: org.id, total });
+    return data.map((repo) => ({ repo, org }));
+  });
+  const repos = await mapLimit(perOrg.flat(), 6, async ({ repo, org }): Promise<RepoOverview> => {
+    const status = await call(api.GET('/api/v1/repos/{id}/status', { params: { path: { id: repo.id } }, signal }))
+      .then(({ data }) => data, () => null);
+    return { repo, org, status, counts: status ? countsOf(status) : NO_FINDINGS };
+  });
+  return { repos: repos.sort(byAttention), truncated };
+}
+
+export function countsOf(status: ScanStatus): SeverityCounts {
+  const { critical, high, medium, low, info } = status.findings;
+  return { critical, high, medium, low, info };
+}
+
+const STATE_RANK: Record<string, number> = { failed: 0, processing: 1, pending: 1, complete: 2, never_scanned: 3 };
+
+/** Most critical first, then high and so on; among equals failed scans first, never scanned last. */
+export function byAttention(a: RepoOverview, b: RepoOverview): number {
+  return compareBySeverity(a.counts, b.counts)
+    || (STATE_RANK[a.status?.state ?? 'never_scanned'] ?? 3) - (STATE_RANK[b.status?.state ?? 'never_scanned'] ?? 3)
+    || a.repo.name.localeCompare(b.repo.name);
+}
+
+export function totals(repos: RepoOverview[]): SeverityCounts {
+  const sum = { ...NO_FINDINGS };
+  for (const { counts } of repos) {
+    for (const key of Object.keys(sum) as (keyof SeverityCounts)[]) sum[key] += counts[key];
+  }
+  return sum;
+}

@@ -1,0 +1,54 @@
+import { useState, type FormEvent } from 'react';
+import { api, call, messageOf } from '../../api/client';
+import { navigate } from '../../router';
+
+export function AddRepoForm({ orgId, onCancel }: { orgId: string; onCancel: () => void }) {
+  const [name, setName] = useState('');
+  const [url, setUrl] = useState('');
+  const [branch, setBranch] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const body = {
+        name: name.trim(),
+        ...(url.trim() ? { url: url.trim() } : {}),
+        ...(branch.trim() ? { default_branch: branch.trim() } : {}),
+      };
+      const { data } = await call(api.POST('/api/v1/orgs/{org_id}/repos', { params: { path: { org_id: orgId } }, body }));
+      navigate(`/repos/${data.id}`);
+    } catch (caught) {
+      setError(messageOf(caught));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="card form" onSubmit={(e) => void submit(e)} aria-labelledby="add-repo-title">
+      <h2 id="add-repo-title" className="card-title">Add a repository</h2>
+      <div className="form-grid">
+        <div className="field">
+          <label htmlFor="repo-name">Name</label>
+          <input id="repo-name" className="input" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} placeholder="payments-api" autoComplete="off" />
+        </div>
+        <div className="field">
+          <label htmlFor="repo-url">URL on the forge <span className="muted">(optional)</span></label>
+          <input id="repo-url" className="input" type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://git.example.com/team/payments-api" />
+        </div>
+        <div className="field">
+          <label htmlFor="repo-branch">Default branch <span className="muted">(optional)</span></label>
+          <input id="repo-branch" className="input" value={branch} onChange={(e) => setBranch(e.target.value)} placeholder="main" autoComplete="off" />
+        </div>
+      </div>
+      {error && <div className="notice notice-error" role="alert">{error}</div>}
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" disabled={busy || !name.trim()}>{busy ? 'Adding…' : 'Add repository'}</button>
+        <button type="button" className="button" onClick={onCancel}>Cancel</button>
+      </div>
+    </form>
+  );
+}
