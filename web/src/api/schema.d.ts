@@ -1341,6 +1341,22 @@ export interface paths {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @description The scan status at a glance (GET /repos/{id}/status has the analyses too). */
+                            scan: {
+                                /** @enum {unknown} */
+                                state: "never_scanned" | "pending" | "processing" | "complete" | "failed";
+                                last_upload_at: string | null;
+                                last_completed_at: string | null;
+                                findings: {
+                                    open: number;
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                                components: number;
+                            };
                         }[];
                     };
                 };
@@ -1413,6 +1429,22 @@ export interface paths {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @description The scan status at a glance (GET /repos/{id}/status has the analyses too). */
+                            scan: {
+                                /** @enum {unknown} */
+                                state: "never_scanned" | "pending" | "processing" | "complete" | "failed";
+                                last_upload_at: string | null;
+                                last_completed_at: string | null;
+                                findings: {
+                                    open: number;
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                                components: number;
+                            };
                         };
                     };
                 };
@@ -1522,6 +1554,22 @@ export interface paths {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @description The scan status at a glance (GET /repos/{id}/status has the analyses too). */
+                            scan: {
+                                /** @enum {unknown} */
+                                state: "never_scanned" | "pending" | "processing" | "complete" | "failed";
+                                last_upload_at: string | null;
+                                last_completed_at: string | null;
+                                findings: {
+                                    open: number;
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                                components: number;
+                            };
                         };
                     };
                 };

@@ -17,6 +17,8 @@ export type CreatedApiKey = ResponseBody<'/api/v1/apikeys', 'post'>;
 export type KeyScope = ApiKey['scopes'][number];
 export type Org = ResponseBody<'/api/v1/orgs/{id}', 'get'>;
 export type Repo = ResponseBody<'/api/v1/repos/{id}', 'get'>;
+/** The scan status at a glance that every repository carries. */
+export type ScanSummary = Repo['scan'];
 export type Team = Item<ResponseBody<'/api/v1/orgs/{org_id}/teams', 'get'>>;
 export type Member = Item<ResponseBody<'/api/v1/orgs/{id}/members', 'get'>>;
 export type UserSummary = Item<ResponseBody<'/api/v1/users', 'get'>>;

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { Repo, ScanStatus } from '../api/types';
+import type { Repo, ScanSummary } from '../api/types';
 import { Link } from '../router';
 import { SEVERITIES, SEVERITY_LABEL, type SeverityCounts as Counts } from '../lib/severity';
 import { SeverityCount } from './SeverityBadge';
@@ -10,7 +10,7 @@ import { Time } from './Time';
 export interface RepoRow {
   repo: Repo;
   orgName?: string;
-  status: ScanStatus | null;
+  status: ScanSummary | null;
   counts: Counts;
 }
 

@@ -1,12 +1,12 @@
 import { api, call } from '../../api/client';
-import type { CurrentUser, Repo, ScanStatus } from '../../api/types';
+import type { CurrentUser, Repo, ScanSummary } from '../../api/types';
 import { mapLimit } from '../../lib/pool';
 import { compareBySeverity, NO_FINDINGS, type SeverityCounts } from '../../lib/severity';
 
 export interface RepoOverview {
   repo: Repo;
   org: CurrentUser['orgs'][number];
-  status: ScanStatus | null;
+  status: ScanSummary | null;
   counts: SeverityCounts;
 }
 
@@ -29,17 +29,13 @@ export async function loadOverview(orgs: CurrentUser['orgs'], signal: AbortSigna
     }));
     const total = Number(response.headers.get('x-total-count') ?? data.length);
     if (total > data.length) truncated.push({ orgId: org.id, total });
-    return data.map((repo) => ({ repo, org }));
+    // Each repository carries its scan summary: no request per repository.
+    return data.map((repo): RepoOverview => ({ repo, org, status: repo.scan, counts: countsOf(repo.scan) }));
   });
-  const repos = await mapLimit(perOrg.flat(), 6, async ({ repo, org }): Promise<RepoOverview> => {
-    const status = await call(api.GET('/api/v1/repos/{id}/status', { params: { path: { id: repo.id } }, signal }))
-      .then(({ data }) => data, () => null);
-    return { repo, org, status, counts: status ? countsOf(status) : NO_FINDINGS };
-  });
-  return { repos: repos.sort(byAttention), truncated };
+  return { repos: perOrg.flat().sort(byAttention), truncated };
 }
 
-export function countsOf(status: ScanStatus): SeverityCounts {
+export function countsOf(status: Pick<ScanSummary, 'findings'>): SeverityCounts {
   const { critical, high, medium, low, info } = status.findings;
   return { critical, high, medium, low, info };
 }

@@ -6,8 +6,6 @@ import { Pagination } from '../../components/Pagination';
 import { RepoTable } from '../../components/RepoTable';
 import { SearchInput } from '../../components/SearchInput';
 import { EmptyState, Loaded } from '../../components/States';
-import { mapLimit } from '../../lib/pool';
-import { NO_FINDINGS } from '../../lib/severity';
 import { useResource } from '../../lib/useResource';
 import { useQueryState } from '../../router';
 import { countsOf } from '../dashboard/overview';
@@ -26,11 +24,7 @@ export function RepoList({ orgId, canManage }: { orgId: string; canManage: boole
       params: { path: { org_id: orgId }, query: { page, per_page: PER_PAGE, ...(q ? { q } : {}) } },
       signal,
     }));
-    const rows = await mapLimit(data, 6, async (repo) => {
-      const status = await call(api.GET('/api/v1/repos/{id}/status', { params: { path: { id: repo.id } }, signal }))
-        .then((r) => r.data, () => null);
-      return { repo, status, counts: status ? countsOf(status) : NO_FINDINGS };
-    });
+    const rows = data.map((repo) => ({ repo, status: repo.scan, counts: countsOf(repo.scan) }));
     return { rows, info: pageInfo(response, PER_PAGE) };
   }, `${orgId}|${q}|${page}`);
 
