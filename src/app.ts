@@ -51,8 +51,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Once closing, answers ask keep-alive clients to hang up: a connection that goes idle after
+  // close began would otherwise hold the process open until its keep-alive timeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) reply.header('connection', 'close');
   });
   registerValidation(app);
   registerErrorHandling(app);
@@ -82,12 +89,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const workers = options.workers ?? config.workers;
   const stopMaintenance = workers > 0 ? startMaintenance(services, app.log) : () => undefined;
-  app.addHook('onReady', async () => services.scans.startWorkers(workers, app.log));
-  // Stops claiming and lets the upload in hand finish before the database closes.
-  app.addHook('onClose', async () => {
+  // Workers start once the server listens, so a backlog never delays the first answer.
+  app.addHook('onListen', async () => services.scans.startWorkers(workers, app.log));
+  // On close: stop claiming at once, let the upload in hand finish, then the database may close.
+  let workersStopped: Promise<void> = Promise.resolve();
+  app.addHook('preClose', async () => {
     stopMaintenance();
-    await services.scans.stopWorkers();
+    workersStopped = services.scans.stopWorkers();
   });
+  app.addHook('onClose', async () => workersStopped);
   return app;
 }
 

@@ -62,8 +62,14 @@ export function startWorkers(deps: WorkerDeps, count: number, options: WorkerOpt
       } catch (error) {
         deps.log.warn({ err: error }, 'could not claim an upload; retrying');
       }
-      if (claimed) await processClaimed(deps, claimed, options);
-      else await idle();
+      if (claimed) {
+        await processClaimed(deps, claimed, options);
+        // better-sqlite3 answers synchronously, so without this a backlog would be drained without
+        // ever letting HTTP requests, timers or signals in.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      } else {
+        await idle();
+      }
     }
   };
   const loops = Array.from({ length: count }, loop);
