@@ -144,6 +144,7 @@ export interface FindingsTable {
   severity: string;
   severity_rank: number;
   level: string | null;
+  kind: string | null;
   file_path: string | null;
   start_line: number | null;
   end_line: number | null;

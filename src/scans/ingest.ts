@@ -121,7 +121,7 @@ function dedupe(findings: NormalisedFinding[]): Map<string, NormalisedFinding> {
 function details(f: NormalisedFinding) {
   return {
     rule_name: f.ruleName, message: f.message, severity: f.severity, severity_rank: SEVERITY_RANK[f.severity],
-    level: f.level, file_path: f.filePath, start_line: f.startLine, end_line: f.endLine,
+    level: f.level, kind: f.kind, file_path: f.filePath, start_line: f.startLine, end_line: f.endLine,
     package_name: f.packageName, package_version: f.packageVersion, purl: f.purl, help_uri: f.helpUri,
   };
 }

@@ -90,6 +90,7 @@ export const FindingSchema = Type.Object({
   message: Type.String(),
   severity: SeverityEnum,
   level: Nullable(Type.String({ description: "The tool's own level or severity word." })),
+  kind: Nullable(Type.String({ description: 'SARIF result kind: "fail" (a problem), "open" or "review" (needs a look).' })),
   state: Type.Union([Type.Literal('open'), Type.Literal('fixed')]),
   file_path: Nullable(Type.String()),
   start_line: Nullable(Type.Integer()),
@@ -107,7 +108,7 @@ export const FindingSchema = Type.Object({
 export function presentFinding(row: FindingWithAnalysis): Static<typeof FindingSchema> {
   return {
     id: row.id, repository_id: row.repository_id, tool: row.tool, category: row.category, format: row.format,
-    rule_id: row.rule_id, rule_name: row.rule_name, message: row.message, severity: row.severity as 'high', level: row.level,
+    rule_id: row.rule_id, rule_name: row.rule_name, message: row.message, severity: row.severity as 'high', level: row.level, kind: row.kind,
     state: row.state as 'open', file_path: row.file_path, start_line: row.start_line, end_line: row.end_line,
     package: row.package_name ? { name: row.package_name, version: row.package_version, purl: row.purl } : null,
     help_uri: row.help_uri, fingerprint: row.fingerprint, first_upload_id: row.first_upload_id,

@@ -8,7 +8,7 @@ const CHUNK = 5000;
 
 const FINDING_COLUMNS: Record<keyof FindingsTable, PgColumnType> = {
   id: 'text', repository_id: 'text', analysis_id: 'text', fingerprint: 'text', rule_id: 'text', rule_name: 'text',
-  message: 'text', severity: 'text', severity_rank: 'integer', level: 'text', file_path: 'text', start_line: 'integer',
+  message: 'text', severity: 'text', severity_rank: 'integer', level: 'text', kind: 'text', file_path: 'text', start_line: 'integer',
   end_line: 'integer', package_name: 'text', package_version: 'text', purl: 'text', help_uri: 'text', state: 'text',
   first_upload_id: 'text', created_at: 'timestamptz', updated_at: 'timestamptz', fixed_at: 'timestamptz', reopened_at: 'timestamptz',
 };

@@ -35,5 +35,6 @@ describe.each(DB_KINDS)('every corpus file through the upload API on %s', (kind)
     expect(status.findings.open).toBe(expected.findings);
     const findings = await t.request({ url: `/api/v1/repos/${repo}/findings?per_page=1`, headers: { cookie } });
     expect(Number(findings.headers['x-total-count'])).toBe(status.findings.open);
+    if (file.includes('kics')) expect(findings.json()[0]).toMatchObject({ kind: 'fail', tool: 'KICS' });
   });
 });

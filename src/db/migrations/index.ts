@@ -1,9 +1,11 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './0001_initial.js';
+import * as findingKind from './0002_finding_kind.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
   '0001_initial': initial,
+  '0002_finding_kind': findingKind,
 };
 
 export const migrationProvider: MigrationProvider = {

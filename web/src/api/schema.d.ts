@@ -2566,6 +2566,7 @@ export interface paths {
                             /** @enum {unknown} */
                             severity: "critical" | "high" | "medium" | "low" | "info";
                             level: string | null;
+                            kind: string | null;
                             state: "open" | "fixed";
                             file_path: string | null;
                             start_line: number | null;
