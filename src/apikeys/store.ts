@@ -29,12 +29,24 @@ export function apiKeyStore(db: Kysely<Database>) {
       return Number(result.numDeletedRows) > 0;
     },
 
-    /** The live key with this hash and its user; expired keys are not found. */
+    /** The live key with this hash and its user, in one query; expired keys are not found. */
     async findActive(keyHash: string): Promise<{ key: ApiKeyRow; user: UserRow } | undefined> {
-      const key = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
-      if (!key || (key.expires_at !== null && key.expires_at <= now())) return undefined;
-      const user = await db.selectFrom('users').selectAll().where('id', '=', key.user_id).executeTakeFirst();
-      return user ? { key, user } : undefined;
+      const row = await db.selectFrom('api_keys').innerJoin('users', 'users.id', 'api_keys.user_id')
+        .selectAll('users')
+        .select([
+          'api_keys.id as key_id', 'api_keys.name as key_name', 'api_keys.prefix as key_prefix', 'api_keys.key_hash',
+          'api_keys.scope', 'api_keys.org_ids', 'api_keys.created_at as key_created_at', 'api_keys.expires_at',
+          'api_keys.last_used_at',
+        ])
+        .where('api_keys.key_hash', '=', keyHash)
+        .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now())]))
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const { key_id, key_name, key_prefix, key_hash, scope, org_ids, key_created_at, expires_at, last_used_at, ...user } = row;
+      return {
+        key: { id: key_id, user_id: user.id, name: key_name, prefix: key_prefix, key_hash, scope, org_ids, created_at: key_created_at, expires_at, last_used_at },
+        user,
+      };
     },
 
     async touch(id: string, at: string): Promise<void> {

@@ -66,10 +66,8 @@ function bearerToken(request: FastifyRequest): string | null {
 
 async function keyActor(token: string, deps: GuardDeps): Promise<Actor> {
   // One answer for malformed, unknown, expired and revoked keys: nothing to learn from probing.
-  const invalid = unauthorized('The API key is not valid.');
-  if (!isWellFormedKey(token)) throw invalid;
-  const found = await deps.apiKeys.findActive(hashKey(token));
-  if (!found) throw invalid;
+  const found = isWellFormedKey(token) ? await deps.apiKeys.findActive(hashKey(token)) : undefined;
+  if (!found) throw unauthorized('The API key is not valid.');
   const at = now();
   if (!found.key.last_used_at || Date.parse(at) - Date.parse(found.key.last_used_at) > TOUCH_INTERVAL_MS) {
     await deps.apiKeys.touch(found.key.id, at);

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
+import { withStatementCache } from './sqlite-statements.js';
 import { latestMigration, migrationProvider } from './migrations/index.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -23,7 +24,7 @@ export interface Db {
 export function openDatabase(config: DatabaseConfig): Db {
   const sqlite = config.kind === 'sqlite' ? openSqlite(config.file) : null;
   const kysely = sqlite
-    ? new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+    ? new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
     : openPostgres((config as { url: string }).url);
   return {
     kysely,

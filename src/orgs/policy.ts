@@ -1,6 +1,6 @@
 import { keyAllowsOrg, type Actor } from '../auth/actor.js';
 import { forbidden, notFound } from '../http/problem.js';
-import type { MemberStore } from './members-store.js';
+import type { MemberStore, OrgRole } from './members-store.js';
 import type { OrgListScope } from './store.js';
 
 /**
@@ -20,14 +20,28 @@ export function allows(access: OrgAccess, action: OrgAction): boolean {
   return action === 'read' || access !== 'member';
 }
 
+/** How the actor relates to an existing org, given their role in it (null: not a member). */
+export function accessOf(actor: Actor, orgId: string, role: OrgRole | null): OrgAccess | null {
+  if (!keyAllowsOrg(actor, orgId)) return null;
+  if (actor.isAdmin) return 'admin';
+  return role;
+}
+
+/** Throws 404 (named as `what`) when the org is not visible, 403 when `action` is not allowed. */
+export function authorizeAccess(access: OrgAccess | null, action: OrgAction, what: string): OrgAccess {
+  if (access === null) throw notFound(what);
+  if (!allows(access, action)) {
+    throw forbidden('Only owners of the organization (and site administrators) may do this.');
+  }
+  return access;
+}
+
 export function orgPolicy(members: MemberStore) {
   /** How the actor relates to the org; null when it does not exist or is not theirs to see. */
   async function orgAccess(actor: Actor, orgId: string): Promise<OrgAccess | null> {
     if (!keyAllowsOrg(actor, orgId)) return null;
     const found = await members.access(orgId, actor.user.id);
-    if (!found) return null;
-    if (actor.isAdmin) return 'admin';
-    return found.role;
+    return found ? accessOf(actor, orgId, found.role) : null;
   }
 
   return {
@@ -35,12 +49,7 @@ export function orgPolicy(members: MemberStore) {
 
     /** Throws 404 (named as `what`) when the org is not visible, 403 when `action` is not allowed. */
     async authorize(actor: Actor, orgId: string, action: OrgAction, what: string): Promise<OrgAccess> {
-      const access = await orgAccess(actor, orgId);
-      if (access === null) throw notFound(what);
-      if (!allows(access, action)) {
-        throw forbidden('Only owners of the organization (and site administrators) may do this.');
-      }
-      return access;
+      return authorizeAccess(await orgAccess(actor, orgId), action, what);
     },
 
     authorizeCreateOrg(actor: Actor): void {

@@ -6,9 +6,9 @@ import { notFound } from '../http/problem.js';
 import { conflictOnDuplicate } from '../db/errors.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
-import type { OrgPolicy } from '../orgs/policy.js';
+import { accessOf, authorizeAccess, type OrgPolicy } from '../orgs/policy.js';
 import { nameKey } from '../orgs/names.js';
-import type { RepoStore } from './store.js';
+import type { RepoStore, RepoWithScan } from './store.js';
 import type { CreateRepoBody } from './presenter.js';
 
 const REPO = 'The repository';
@@ -19,10 +19,10 @@ export function repoService(repos: RepoStore, policy: OrgPolicy, audit: AuditSto
    * the key's orgs); 404 otherwise, exactly as when it does not exist. Seeing a repo is also what
    * uploading to it needs; the key's scope is checked by the route.
    */
-  async function visibleRepo(actor: Actor, repoId: string): Promise<RepoRow> {
-    const repo = await repos.byId(repoId);
+  async function visibleRepo(actor: Actor, repoId: string): Promise<RepoWithScan> {
+    const repo = await repos.byIdFor(repoId, actor.user.id);
     if (!repo) throw notFound(REPO);
-    await policy.authorize(actor, repo.org_id, 'read', REPO);
+    authorizeAccess(accessOf(actor, repo.org_id, repo.member_role), 'read', REPO);
     return repo;
   }
 

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, RepoRow, RepoStatusRow } from '../db/schema.js';
 import type { Page } from '../http/pagination.js';
 import { containsIgnoringCase } from '../db/like.js';
+import type { OrgRole } from '../orgs/members-store.js';
 
 /** A repository with its scan summary (null columns when it was never scanned). */
 export type RepoWithScan = RepoRow & { [K in keyof Omit<RepoStatusRow, 'repository_id'>]: RepoStatusRow[K] | null };
@@ -21,6 +22,15 @@ export function repoStore(db: Kysely<Database>) {
 
     byId(id: string): Promise<RepoWithScan | undefined> {
       return withScan().where('repos.id', '=', id).executeTakeFirst();
+    },
+
+    /** The repository, its scan summary and the user's role in its org, in one query (the hot read path). */
+    byIdFor(id: string, userId: string): Promise<(RepoWithScan & { member_role: OrgRole | null }) | undefined> {
+      return withScan()
+        .leftJoin('memberships', (join) => join.onRef('memberships.org_id', '=', 'repos.org_id').on('memberships.user_id', '=', userId))
+        .select('memberships.role as member_role')
+        .where('repos.id', '=', id)
+        .executeTakeFirst() as Promise<(RepoWithScan & { member_role: OrgRole | null }) | undefined>;
     },
 
     async page(orgId: string, q: string, page: Page): Promise<{ total: number; items: RepoWithScan[] }> {

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Actor } from '../auth/actor.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import type { RepoRow } from '../db/schema.js';
+import type { RepoWithScan } from '../repos/store.js';
 import { uploadStore } from './upload-store.js';
 import { resultsStore } from './results-store.js';
 import { scanService } from './service.js';
@@ -12,7 +12,7 @@ const MAX_ATTEMPTS = 5;
 const POLL_MS = 1000;
 
 /** Uploads, results and the ingest workers, wired together. */
-export function createScans(config: Config, db: Db, visibleRepo: (actor: Actor, repoId: string) => Promise<RepoRow>) {
+export function createScans(config: Config, db: Db, visibleRepo: (actor: Actor, repoId: string) => Promise<RepoWithScan>) {
   const uploads = uploadStore(db.kysely, db.dialect);
   const results = resultsStore(db.kysely);
   const options: WorkerOptions = { leaseMs: config.uploadLeaseMs, pollMs: POLL_MS, maxAttempts: MAX_ATTEMPTS };

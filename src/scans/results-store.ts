@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ComponentRow, Database, FindingRow, RepoStatusRow } from '../db/schema.js';
+import type { ComponentRow, Database, FindingRow } from '../db/schema.js';
 import type { Page } from '../http/pagination.js';
 import type { Severity } from './parsers/types.js';
 import { SEVERITY_RANK } from './severity.js';
@@ -22,10 +22,6 @@ const SEVERITY_COLUMN = {
 /** Reads of scan results. Totals come from the aggregates where the filters allow, so a page costs the same at any size. */
 export function resultsStore(db: Kysely<Database>) {
   return {
-    status(repositoryId: string): Promise<RepoStatusRow | undefined> {
-      return db.selectFrom('repo_status').selectAll().where('repository_id', '=', repositoryId).executeTakeFirst();
-    },
-
     analyses(repositoryId: string) {
       return db.selectFrom('analyses')
         .innerJoin('uploads', 'uploads.id', 'analyses.last_upload_id')

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Static } from 'typebox';
 import { Value } from 'typebox/value';
 import type { Actor } from '../auth/actor.js';
-import type { RepoRow, UploadRow } from '../db/schema.js';
+import type { RepoStatusRow, UploadRow } from '../db/schema.js';
+import type { RepoWithScan } from '../repos/store.js';
 import type { Page } from '../http/pagination.js';
 import { badRequest, HttpProblem, notFound } from '../http/problem.js';
 import { newId } from '../db/ids.js';
@@ -16,7 +17,7 @@ export interface ScanServiceDeps {
   uploads: UploadStore;
   results: ResultsStore;
   /** The repository if the actor may see it (and so upload to it); 404 otherwise. */
-  visibleRepo(actor: Actor, repoId: string): Promise<RepoRow>;
+  visibleRepo(actor: Actor, repoId: string): Promise<RepoWithScan>;
   /** Called once an upload is stored, to wake a worker. */
   onAccepted(format: string): void;
 }
@@ -68,10 +69,10 @@ export function scanService(deps: ScanServiceDeps) {
       return uploads.page(repoId, page);
     },
 
+    /** The repository read already brought its status row; only the analyses are left to read. */
     async status(actor: Actor, repoId: string) {
-      await visibleRepo(actor, repoId);
-      const [row, analyses] = await Promise.all([results.status(repoId), results.analyses(repoId)]);
-      return { row, analyses };
+      const repo = await visibleRepo(actor, repoId);
+      return { row: statusRowOf(repo), analyses: await results.analyses(repoId) };
     },
 
     async findings(actor: Actor, repoId: string, filters: FindingFilters, page: Page) {
@@ -86,6 +87,15 @@ export function scanService(deps: ScanServiceDeps) {
   };
 }
 export type ScanService = ReturnType<typeof scanService>;
+
+function statusRowOf(repo: RepoWithScan): RepoStatusRow | undefined {
+  if (repo.state === null) return undefined;
+  return {
+    repository_id: repo.id, state: repo.state, last_upload_at: repo.last_upload_at, last_completed_at: repo.last_completed_at,
+    open_critical: repo.open_critical ?? 0, open_high: repo.open_high ?? 0, open_medium: repo.open_medium ?? 0,
+    open_low: repo.open_low ?? 0, open_info: repo.open_info ?? 0, components: repo.components ?? 0,
+  };
+}
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;

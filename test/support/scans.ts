@@ -35,3 +35,8 @@ export async function storeUpload(scans: Scans, repoId: string, content: string 
   }, body);
   return id;
 }
+
+/** The repository's status row as stored. */
+export function statusRow(db: Db, repoId: string) {
+  return db.kysely.selectFrom('repo_status').selectAll().where('repository_id', '=', repoId).executeTakeFirst();
+}

@@ -1,0 +1,227 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import type { BenchServer } from './support.js';
+import type { LoadResult } from './api.js';
+import { generateSarif } from './generate.js';
+
+// The uploader worker thread loads this module afresh from disk: its static imports stay minimal
+// (generate.js only), so the worker never loads the server's code; benchMixed imports that itself.
+
+const UPLOADERS = 20;
+const REPOS = 5;
+const READ_CONNECTIONS = 64;
+const SECONDS = Number(process.env.BENCH_MIXED_SECONDS ?? 15);
+const POLL_MS = 100;
+/** An upload not complete this long after it was accepted counts as an error. */
+const UPLOAD_TIMEOUT_MS = 60_000;
+const DRAIN_TIMEOUT_MS = 60_000;
+
+export interface MixedResult {
+  database: string;
+  seconds: number;
+  uploads: number;
+  uploadsPerSecond: number;
+  /** From sending the upload to seeing it complete, as each uploader saw it (polling every 100 ms). */
+  completeP50: number;
+  completeMax: number;
+  errors: number;
+  /** Acknowledged (202) uploads not found complete, exactly once, in the database at the end. */
+  lost: number;
+  notComplete: number;
+  /** Uploads claimed more than once (attempts > 1). */
+  retried: number;
+  /** Repositories whose final status disagrees with their newest upload. */
+  statusMismatches: number;
+  readRps: number;
+  readP50: number;
+  readP99: number;
+  readErrors: number;
+  /** The server's event loop delay during the load (p99, ms): high means CPU-bound, low means waiting (locks, pool). */
+  loopDelayP99: number;
+  errorSamples: string[];
+}
+
+type ReadLoad = Omit<LoadResult, 'database' | 'request'>;
+
+interface UploaderJob {
+  origin: string;
+  key: string;
+  repoIds: string[];
+  uploaders: number;
+  seconds: number;
+}
+
+interface UploaderReport {
+  accepted: { id: string; repoId: string; results: number; completeMs: number | null }[];
+  errors: string[];
+}
+
+/**
+ * `uploaders` clients, each a CI job in a loop: POST a small SARIF (20 to 200 results, one tool)
+ * to its repository, poll the upload until it is complete, start again; until `seconds` have passed.
+ * Runs in a worker thread (see inWorker), apart from the server's event loop.
+ */
+export async function runUploaders(job: UploaderJob): Promise<UploaderReport> {
+  const deadline = performance.now() + job.seconds * 1000;
+  const report: UploaderReport = { accepted: [], errors: [] };
+  const authorization = `Bearer ${job.key}`;
+  const uploader = async (u: number) => {
+    const repoId = job.repoIds[u % job.repoIds.length]!;
+    for (let n = 0; performance.now() < deadline && n < 10_000; n++) {
+      const results = 20 + ((u * 7919 + n * 104_729) % 181);
+      const body = generateSarif({ results, runs: 1 });
+      const started = performance.now();
+      try {
+        const res = await fetch(`${job.origin}/api/v1/repos/${repoId}/upload`, {
+          method: 'POST', headers: { authorization, 'content-type': 'application/sarif+json' }, body,
+        });
+        if (res.status !== 202) {
+          report.errors.push(`upload answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+          continue;
+        }
+        const { id } = (await res.json()) as { id: string };
+        const entry = { id, repoId, results, completeMs: null as number | null };
+        report.accepted.push(entry);
+        for (;;) {
+          await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+          const poll = await fetch(`${job.origin}/api/v1/uploads/${id}`, { headers: { authorization } });
+          const upload = (await poll.json()) as { status?: string; error?: string };
+          if (poll.status !== 200) throw new Error(`polling answered ${poll.status}`);
+          if (upload.status === 'complete') {
+            entry.completeMs = performance.now() - started;
+            break;
+          }
+          if (upload.status === 'failed') throw new Error(`upload failed: ${upload.error}`);
+          if (performance.now() - started > UPLOAD_TIMEOUT_MS) throw new Error(`upload ${id} not complete after ${UPLOAD_TIMEOUT_MS} ms`);
+        }
+      } catch (error) {
+        report.errors.push(error instanceof Error ? error.message : String(error));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: job.uploaders }, (_, u) => uploader(u)));
+  return report;
+}
+
+/**
+ * Calls an export of this module in a worker thread, with tsx registered there too (bench code is
+ * TypeScript run by tsx). Resolves with its result; `onStart` runs once the worker has loaded it.
+ */
+function inWorker<T>(exportName: string, data: unknown, onStart: () => void): Promise<T> {
+  const register = import.meta.resolve('tsx/esm/api');
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    import(${JSON.stringify(register)})
+      .then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); })
+      .then((module) => { parentPort.postMessage({ started: true }); return module[workerData.exportName](workerData.data); })
+      .then((result) => parentPort.postMessage({ result }), (error) => parentPort.postMessage({ error: String(error && error.stack || error) }));`;
+  return new Promise<T>((resolve, reject) => {
+    const worker = new Worker(code, { eval: true, workerData: { exportName, data } });
+    worker.on('message', (message: { started?: boolean; result?: T; error?: string }) => {
+      if (message.started) return onStart();
+      void worker.terminate();
+      if (message.error !== undefined) reject(new Error(message.error));
+      else resolve(message.result as T);
+    });
+    worker.on('error', reject);
+  });
+}
+
+/** Waits until no upload of these repositories is pending or processing (bounded). */
+async function drain(server: BenchServer, repoIds: string[]): Promise<void> {
+  const until = performance.now() + DRAIN_TIMEOUT_MS;
+  while (performance.now() < until) {
+    const waiting = await server.db.kysely.selectFrom('uploads').select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('repository_id', 'in', repoIds).where('status', 'in', ['pending', 'processing']).executeTakeFirstOrThrow();
+    if (Number(waiting.n) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/**
+ * 20 uploaders sending small SARIF files to 5 repositories while 64 connections read those
+ * repositories' status; then every acknowledged upload is checked in the database.
+ */
+export async function benchMixed(log: (line: string) => void): Promise<MixedResult[]> {
+  const { postgresAvailable, startBenchServer } = await import('./support.js');
+  const { createReadKey, runLoad } = await import('./api.js');
+  const { seedRepos } = await import('./seed.js');
+  const kinds: ('sqlite' | 'postgres')[] = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+  const results: MixedResult[] = [];
+  for (const kind of kinds) {
+    const server = await startBenchServer(kind);
+    try {
+      const repoIds = await seedRepos(server.db, server.orgId, REPOS);
+      const readKey = await createReadKey(server);
+      const paths = repoIds.map((id) => `/api/v1/repos/${id}/status`);
+      let readLoad: Promise<ReadLoad> | undefined;
+      const loop = monitorEventLoopDelay({ resolution: 10 });
+      const job: UploaderJob = { origin: server.origin, key: server.key, repoIds, uploaders: UPLOADERS, seconds: SECONDS };
+      const report = await inWorker<UploaderReport>('runUploaders', job, () => {
+        loop.enable();
+        readLoad = runLoad({ origin: server.origin, paths, headers: { authorization: `Bearer ${readKey}` }, connections: READ_CONNECTIONS, seconds: SECONDS });
+      });
+      const reads = await readLoad!;
+      loop.disable();
+      await drain(server, repoIds);
+      const result = await verify(server, kind, repoIds, report, reads, Math.round(loop.percentile(99) / 1e6));
+      results.push(result);
+      log(`${kind.padEnd(8)} ${result.uploads} uploads in ${result.seconds} s (${result.uploadsPerSecond}/s, complete p50 ${result.completeP50} ms, max ${result.completeMax} ms), errors ${result.errors}, lost ${result.lost}, not complete ${result.notComplete}, retried ${result.retried}, status mismatches ${result.statusMismatches}; reads ${result.readRps} req/s p50 ${result.readP50} ms p99 ${result.readP99} ms errors ${result.readErrors}; server event loop delay p99 ${result.loopDelayP99} ms`);
+      for (const sample of result.errorSamples) log(`         error: ${sample}`);
+    } finally {
+      await server.close();
+    }
+  }
+  return results;
+}
+
+async function verify(
+  server: BenchServer, database: string, repoIds: string[], report: UploaderReport, reads: ReadLoad, loopDelayP99: number,
+): Promise<MixedResult> {
+  const rows = await server.db.kysely.selectFrom('uploads')
+    .select(['id', 'repository_id', 'status', 'attempts', 'findings_count', 'created_at'])
+    .where('repository_id', 'in', repoIds).orderBy('created_at').orderBy('id').execute();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const lost = report.accepted.filter((a) => !byId.has(a.id)).length;
+  const notComplete = report.accepted.filter((a) => byId.get(a.id) && byId.get(a.id)!.status !== 'complete').length;
+  const retried = rows.filter((r) => r.attempts > 1).length;
+  // Stored but never acknowledged: only possible when the client saw an error.
+  const unacknowledged = rows.length - report.accepted.length + lost;
+  let statusMismatches = 0;
+  for (const repoId of repoIds) {
+    const newest = rows.filter((r) => r.repository_id === repoId).at(-1);
+    const status = await server.db.kysely.selectFrom('repo_status').selectAll().where('repository_id', '=', repoId).executeTakeFirst();
+    const open = status ? status.open_critical + status.open_high + status.open_medium + status.open_low + status.open_info : -1;
+    if (!newest || status?.state !== 'complete' || open !== newest.findings_count) statusMismatches++;
+  }
+  const times = report.accepted.flatMap((a) => (a.completeMs === null ? [] : [a.completeMs])).sort((a, b) => a - b);
+  const errors = report.errors.length + (unacknowledged > 0 ? unacknowledged : 0);
+  return {
+    database,
+    seconds: SECONDS,
+    uploads: report.accepted.length,
+    uploadsPerSecond: Math.round((report.accepted.length / SECONDS) * 10) / 10,
+    completeP50: Math.round(times[Math.floor(times.length / 2)] ?? 0),
+    completeMax: Math.round(times.at(-1) ?? 0),
+    errors,
+    lost,
+    notComplete,
+    retried,
+    statusMismatches,
+    readRps: reads.rps,
+    readP50: reads.p50,
+    readP99: reads.p99,
+    readErrors: reads.errors,
+    loopDelayP99,
+    errorSamples: [...new Set(report.errors)].slice(0, 3),
+  };
+}
+
+/** Reads p99 under 50 ms, and no upload error, loss or mismatch. */
+export function mixedTargets(results: MixedResult[]): string[] {
+  return results.map((r) => {
+    const clean = r.errors === 0 && r.lost === 0 && r.notComplete === 0 && r.statusMismatches === 0 && r.readErrors === 0;
+    const met = clean && r.readP99 < 50;
+    return `${r.database}: ${clean ? 'no upload lost or failed, every one complete' : 'uploads NOT all clean'}, read p99 ${r.readP99} ms: target ${met ? 'met' : 'missed'}.`;
+  });
+}
