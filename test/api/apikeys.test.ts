@@ -97,6 +97,23 @@ describe.each(DB_KINDS)('API keys on %s', (kind) => {
     }
   });
 
+  it("loses access to an org the moment its user is removed from it, and never reaches beyond the user's orgs", async () => {
+    const owner = await t.user('olga');
+    const worker = await t.user('walt');
+    const org = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie: owner.cookie }, payload: { name: 'keyed' } })).json().id;
+    const repo = (await t.request({ method: 'POST', url: `/api/v1/orgs/${org}/repos`, headers: { cookie: owner.cookie }, payload: { name: 'r' } })).json().id;
+    const other = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie: owner.cookie }, payload: { name: 'not-walts' } })).json().id;
+    await t.request({ method: 'PUT', url: `/api/v1/orgs/${org}/members/${worker.user.id}`, headers: { cookie: owner.cookie }, payload: { role: 'member' } });
+    const key = await t.apiKey(worker.cookie, { scopes: ['upload'] });
+    expect((await t.request({ url: `/api/v1/repos/${repo}/status`, headers: bearer(key) })).statusCode).toBe(200);
+    expect((await t.request({ url: `/api/v1/orgs/${other}`, headers: bearer(key) })).statusCode).toBe(404);
+
+    await t.request({ method: 'DELETE', url: `/api/v1/orgs/${org}/members/${worker.user.id}`, headers: { cookie: owner.cookie } });
+    expect((await t.request({ url: `/api/v1/repos/${repo}/status`, headers: bearer(key) })).statusCode).toBe(404);
+    expect((await t.request({ method: 'POST', url: `/api/v1/repos/${repo}/upload`, headers: bearer(key), payload: '{"version":"2.1.0","runs":[]}' })).statusCode).toBe(404);
+    expect((await t.request({ url: '/api/v1/orgs', headers: bearer(key) })).json()).toEqual([]);
+  });
+
   it('narrows a read key to GET requests', async () => {
     const key = await t.apiKey(cookie, { name: 'reader', scopes: ['read'] });
     expect((await t.request({ url: '/api/v1/me', headers: bearer(key) })).statusCode).toBe(200);

@@ -169,6 +169,19 @@ describe('development login', () => {
     }
   });
 
+  it('sets an HttpOnly, SameSite=Lax, 7-day cookie, Secure when the service is on https', async () => {
+    for (const [base, secure] of [['http://localhost:8080', false], ['https://scanyard.example', true]] as const) {
+      const t = await createTestApp('sqlite', { SERVICE_BASE_URL: base });
+      try {
+        const cookie = (await t.request({ method: 'POST', url: '/auth/dev-login' })).cookies.find((c) => c.name === 'scanyard_session')!;
+        expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/', maxAge: 7 * 24 * 3600 });
+        expect(Boolean(cookie.secure)).toBe(secure);
+      } finally {
+        await t.close();
+      }
+    }
+  });
+
   it('is off with SERVICE_DEV_LOGIN=false', async () => {
     const t = await createTestApp('sqlite', { SERVICE_DEV_LOGIN: 'false' });
     try {
