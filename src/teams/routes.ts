@@ -38,6 +38,14 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     return reply.code(201).header('location', `/api/v1/teams/${team.id}`).send(presentTeam(team));
   });
 
+  // Not in the spec's table, but where a created team's Location points.
+  app.get('/teams/:id', {
+    schema: {
+      tags, summary: 'Get a team and its members',
+      params: Params, response: { 200: TeamSchema, ...problems(401, 404) },
+    },
+  }, async (request) => presentTeam(await teams.get(request.actor!, request.params.id)));
+
   app.put('/teams/:id', {
     bodyLimit: JSON_BODY_LIMIT,
     schema: {

@@ -40,6 +40,12 @@ export function teamService(teams: TeamStore, policy: OrgPolicy, inTransaction: 
       return teams.page(orgId, page);
     },
 
+    async get(actor: Actor, id: string): Promise<TeamWithMembers> {
+      const team = await load(id);
+      await policy.authorize(actor, team.org_id, 'read', TEAM);
+      return team;
+    },
+
     async create(actor: Actor, orgId: string, body: CreateTeamBody, ip: string): Promise<TeamWithMembers> {
       await policy.authorize(actor, orgId, 'manage', 'The organization');
       const at = now();

@@ -68,6 +68,7 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'DELETE /repos/{id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/repos/${(await f.fresh.repo()).id}` }) },
   { route: 'GET /orgs/{org_id}/teams', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/teams` }) },
   { route: 'POST /orgs/{org_id}/teams', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/teams`, payload: { name: f.unique() } }) },
+  { route: 'GET /teams/{id}', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/teams/${f.team.id}` }) },
   { route: 'PUT /teams/{id}', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/teams/${f.team.id}`, payload: { description: f.unique() } }) },
   { route: 'DELETE /teams/{id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/teams/${(await f.fresh.team()).id}` }) },
   { route: 'GET /orgs/{id}/members', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/members` }) },

@@ -31,6 +31,10 @@ describe.each(DB_KINDS)('teams on %s', (kind) => {
     expect(team).toMatchObject({ org_id: org.id, name: 'Platform', description: 'Runs things' });
     expect([...team.members].sort()).toEqual([ann.user.id, ben.user.id].sort());
     expect(res.headers.location).toBe(`/api/v1/teams/${team.id}`);
+    const fetched = await api.call(ann.cookie, 'GET', res.headers.location as string);
+    expect(fetched.statusCode).toBe(200);
+    expect(fetched.json<Team>()).toEqual(team);
+    expect((await api.call(outsider.cookie, 'GET', res.headers.location as string)).statusCode).toBe(404);
   });
 
   it('creates a team without members or description', async () => {
