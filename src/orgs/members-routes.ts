@@ -26,6 +26,13 @@ export const memberRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     return sendPage(request, reply, page, total, items.map(presentMember));
   });
 
+  app.get('/orgs/:id/members/:user_id', {
+    schema: {
+      tags, summary: 'Get one member of an organization and their role',
+      params: MemberParams, response: { 200: MemberSchema, ...problems(401, 404) },
+    },
+  }, async (request) => presentMember(await members.get(request.actor!, request.params.id, request.params.user_id)));
+
   app.put('/orgs/:id/members/:user_id', {
     bodyLimit: JSON_BODY_LIMIT,
     schema: {

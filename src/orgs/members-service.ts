@@ -23,6 +23,13 @@ export function memberService(members: MemberStore, users: UserStore, policy: Or
       return members.page(orgId, page);
     },
 
+    async get(actor: Actor, orgId: string, userId: string): Promise<MemberRow> {
+      await policy.authorize(actor, orgId, 'read', ORG);
+      const member = await members.byUser(orgId, userId);
+      if (!member) throw notFound('The member');
+      return member;
+    },
+
     /** Adds the user, or changes their role. `created` tells which. */
     async put(actor: Actor, orgId: string, userId: string, role: OrgRole, ip: string): Promise<{ member: MemberRow; created: boolean }> {
       await policy.authorize(actor, orgId, 'manage', ORG);

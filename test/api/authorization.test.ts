@@ -72,6 +72,7 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'PUT /teams/{id}', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/teams/${f.team.id}`, payload: { description: f.unique() } }) },
   { route: 'DELETE /teams/{id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/teams/${(await f.fresh.team()).id}` }) },
   { route: 'GET /orgs/{id}/members', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/members` }) },
+  { route: 'GET /orgs/{id}/members/{user_id}', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/members/${f.team.members[0]}` }) },
   { route: 'PUT /orgs/{id}/members/{user_id}', rule: 'manage', ok: 201, request: async (f) => ({ method: 'PUT', url: `/api/v1/orgs/${f.org.id}/members/${await f.fresh.signedInUser()}`, payload: { role: 'member' } }) },
   { route: 'DELETE /orgs/{id}/members/{user_id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/orgs/${f.org.id}/members/${await f.fresh.member()}` }) },
   { route: 'GET /users', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/users?q=o' }) },

@@ -26,6 +26,7 @@ describe.each(DB_KINDS)('members on %s', (kind) => {
     const added = await api.call(owner.cookie, 'PUT', url, { role: 'member' });
     expect(added.statusCode).toBe(201);
     expect(added.headers.location).toBe(url);
+    expect((await api.call(mary.cookie, 'GET', url)).json()).toMatchObject({ user_id: mary.user.id, role: 'member' });
     expect(added.json()).toMatchObject({ user_id: mary.user.id, login: 'mary', name: 'mary', avatar_url: null, role: 'member' });
     expect((await api.call(owner.cookie, 'PUT', url, { role: 'member' })).statusCode).toBe(200);
     const promoted = await api.call(owner.cookie, 'PUT', url, { role: 'owner' });
