@@ -285,3 +285,19 @@ describe('CycloneDX XML attacks', () => {
     expect(scan.analyses[0]?.components[0]?.name).toBe('a &unknown; b');
   });
 });
+
+describe('CycloneDX generator tool', () => {
+  const toolOf = (tools: unknown) => json(bom({ metadata: { tools } })).analyses[0]!.tool;
+
+  it('names the generator, not the package manager or library it lists beside itself', () => {
+    const components = [{ name: 'npm', version: '10.2.0' }, { name: 'cyclonedx-library', version: '6.0.0' }, { name: 'cyclonedx-npm', version: '1.19.0' }];
+    expect(toolOf({ components })).toEqual({ name: 'cyclonedx-npm', version: '1.19.0' });
+    expect(toolOf([{ name: 'cyclonedx-bom', version: '3.1' }, { name: 'cyclonedx-python-lib', version: '2.0' }])).toEqual({ name: 'cyclonedx-bom', version: '3.1' });
+  });
+
+  it('takes the first tool otherwise, a library when it is all there is, and "CycloneDX" when none is named', () => {
+    expect(toolOf([{ vendor: 'anchore', name: 'syft', version: '1.0' }, { name: 'grype' }])).toEqual({ name: 'syft', version: '1.0' });
+    expect(toolOf({ components: [{ name: 'cyclonedx-core-java-lib' }] })).toEqual({ name: 'cyclonedx-core-java-lib', version: null });
+    expect(toolOf(undefined)).toEqual({ name: 'CycloneDX', version: null });
+  });
+});

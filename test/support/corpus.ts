@@ -45,7 +45,7 @@ export const EXPECTED: Record<string, Expected> = {
     format: 'sarif', syntax: 'json', tools: ['Trivy'], findings: 8, components: 0, dependencies: 0,
   },
   'cyclonedx/cyclonedx-npm-bundled-deps-1.6.cdx.xml': {
-    format: 'cyclonedx', syntax: 'xml', tools: ['npm'], findings: 0, components: 51, dependencies: 52,
+    format: 'cyclonedx', syntax: 'xml', tools: ['cyclonedx-npm'], findings: 0, components: 51, dependencies: 52,
   },
   'cyclonedx/cyclonedx-py-requirements-hashes-1.2.cdx.json': {
     format: 'cyclonedx', syntax: 'json', tools: ['cyclonedx-bom'], findings: 0, components: 5, dependencies: 6,

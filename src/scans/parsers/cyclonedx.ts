@@ -64,13 +64,19 @@ function fromBom(bom: JsonRecord): NormalisedScan {
   return { format: 'cyclonedx', analyses: [result] };
 }
 
+/**
+ * The tool that made the SBOM. Lists also name the libraries it used and the package manager it ran
+ * (cyclonedx-npm lists npm, cyclonedx-library, then itself), so libraries are skipped and a CycloneDX
+ * generator wins; otherwise the first listed.
+ */
 function toolOf(tools: unknown): { name: string; version: string | null } {
   // 1.2–1.4: [{ vendor, name, version }]; 1.5+: { components: [...], services: [...] }.
-  const first = Array.isArray(tools)
-    ? record(tools[0])
-    : (record(list(record(tools)?.components)[0]) ?? record(list(record(tools)?.services)[0]));
-  const name = text(first?.name);
-  return name ? { name, version: text(first?.version) ?? null } : { name: 'CycloneDX', version: null };
+  const listed = (Array.isArray(tools) ? tools : [...list(record(tools)?.components), ...list(record(tools)?.services)])
+    .map((tool) => ({ name: text(record(tool)?.name), version: text(record(tool)?.version) ?? null }))
+    .filter((tool): tool is { name: string; version: string | null } => Boolean(tool.name));
+  const generators = listed.filter((tool) => !/-(lib|library)$/i.test(tool.name));
+  const chosen = generators.find((tool) => /^cyclonedx/i.test(tool.name)) ?? generators[0] ?? listed[0];
+  return chosen ?? { name: 'CycloneDX', version: null };
 }
 
 /** Every component, nested ones included, depth first; iterative because nesting is untrusted. */
