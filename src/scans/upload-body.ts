@@ -40,6 +40,16 @@ export async function receiveUpload(request: FastifyRequest, limit: number): Pro
 }
 
 async function receiveMultipart(request: FastifyRequest, limit: number): Promise<ReceivedUpload> {
+  try {
+    return await readParts(request, limit);
+  } catch (error) {
+    // The multipart parser's own errors (no boundary, truncated body) carry no HTTP status.
+    if (error instanceof HttpProblem || (error as { statusCode?: number }).statusCode) throw error;
+    throw badRequest(`The multipart body could not be read: ${(error as Error).message}`);
+  }
+}
+
+async function readParts(request: FastifyRequest, limit: number): Promise<ReceivedUpload> {
   const fields: UploadContext = {};
   let received: ReceivedUpload | null = null;
   for await (const part of request.parts()) {
