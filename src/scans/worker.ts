@@ -4,6 +4,7 @@ import { detectFormat, DetectError } from './detect.js';
 import { parseScan } from './parsers/index.js';
 import { ParseError, type ScanFormat } from './parsers/types.js';
 import { applyScan, type ImportCounts } from './ingest.js';
+import { stripNul } from './strip-nul.js';
 import type { ClaimedUpload, UploadStore } from './upload-store.js';
 
 export interface WorkerOptions {
@@ -95,7 +96,7 @@ export async function processClaimed(deps: WorkerDeps, { upload, content }: Clai
   }, Math.max(1000, options.leaseMs / 3));
   try {
     const { syntax } = detectFormat(content, { format: upload.format });
-    const scan = parseScan(content, upload.format as ScanFormat, syntax);
+    const scan = stripNul(content, parseScan(content, upload.format as ScanFormat, syntax));
     const counts = await applyScan(deps.db, upload, scan);
     if (counts === null) {
       log.warn('the claim on this upload was lost to another worker; its work was not committed');

@@ -47,3 +47,26 @@ describe.each(DB_KINDS)('foundation on %s', (kind) => {
     await other.database.drop();
   });
 });
+
+describe.each(DB_KINDS)('NUL characters on %s', (kind) => {
+  let t: TestApp;
+  let cookie: string;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    ({ cookie } = await t.user('nul'));
+  });
+  afterAll(() => t.close());
+
+  it('are refused with a 400 naming the field, in a path, a query or a JSON body', async () => {
+    const cases = [
+      { url: '/api/v1/repos/%00', path: '/params/id' },
+      { url: '/api/v1/orgs?q=a%00b', path: '/query/q' },
+      { url: '/api/v1/orgs', method: 'POST' as const, payload: { name: 'a\u0000b' }, path: '/name' },
+    ];
+    for (const { url, method = 'GET' as const, payload, path } of cases) {
+      const res = await t.request({ method, url, headers: { cookie }, ...(payload ? { payload } : {}) });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().errors).toEqual([{ path, message: 'must not contain a NUL character' }]);
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { DB_KINDS } from '../support/db.js';
 
 const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
 
@@ -19,15 +20,16 @@ const HOSTILE: [string, string | Buffer, Record<string, string>][] = [
   ['SPDX tag-value with empty values', `SPDXVersion: SPDX-2.3\nPackageName:\nPackageName: x\nPackageVersion: ${'a'.repeat(1000)}`, {}],
   ['SARIF with wrong types everywhere', '{"version":"2.1.0","runs":[{"tool":{"driver":{"name":5,"rules":"x"}},"results":[{"ruleId":{},"message":null,"locations":"x"}]}]}', {}],
   ['CycloneDX with wrong types', '{"bomFormat":"CycloneDX","specVersion":"1.5","components":[{"name":null},{"components":{"x":1}}],"vulnerabilities":[{"affects":5}]}', {}],
+  ['NUL characters inside SARIF strings', '{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"nul\\u0000tool"}},"results":[{"ruleId":"r\\u0000","message":{"text":"a\\u0000b"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"x\\u0000.js"}}}]}]}]}', {}],
   ['findings with a __proto__ key', '{"schema":"scanyard-findings/1","tool":{"name":"x"},"findings":[{"rule_id":"a","message":"m","severity":"high","__proto__":{"x":1}}]}', {}],
 ];
 
-describe('hostile uploads', () => {
+describe.each(DB_KINDS)('hostile uploads on %s', (kind) => {
   let t: TestApp;
   let cookie: string;
   let repo: string;
   beforeAll(async () => {
-    t = await createTestApp('sqlite');
+    t = await createTestApp(kind);
     ({ cookie } = await t.user('fuzz'));
     const org = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie }, payload: { name: 'fuzz' } })).json().id;
     repo = (await t.request({ method: 'POST', url: `/api/v1/orgs/${org}/repos`, headers: { cookie }, payload: { name: 'r' } })).json().id;
