@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import type { Db } from '../../src/db/index.js';
 import { sarifLog } from '../support/sarif.js';
 import {
-  client, devLogin, inspectDatabase, postUpload, processedUploads, processGroup, waitUntilAllComplete,
+  client, devLogin, inspectDatabase, postUpload, processedUploads, processGroup, waitForProcessedLogs, waitUntilAllComplete,
   type AcceptedUpload,
 } from '../support/processes.js';
 
@@ -59,6 +59,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('two worker processes on one Postg
       const n = Number(row.category.slice(1));
       expect(row, row.id).toMatchObject({ status: 'complete', attempts: 1, new_count: resultsOf(n), findings_count: resultsOf(n), unchanged_count: 0 });
     }
+    await waitForProcessedLogs([w1, w2], REPOS * PER_REPO);
     const byWorker = [w1, w2].map((w) => processedUploads(w));
     const all = byWorker.flat();
     expect(all).toHaveLength(REPOS * PER_REPO);

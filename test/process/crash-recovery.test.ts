@@ -3,7 +3,7 @@ import { createTestDatabase, DB_KINDS, type TestDatabase } from '../support/db.j
 import type { Db } from '../../src/db/index.js';
 import { sarifLog } from '../support/sarif.js';
 import {
-  client, devLogin, inspectDatabase, mapLimit, postUpload, processedUploads, processGroup, uploadStates, waitFor,
+  client, devLogin, inspectDatabase, mapLimit, postUpload, processedUploads, processGroup, uploadStates, waitFor, waitForProcessedLogs,
   waitUntilAllComplete, type AcceptedUpload,
 } from '../support/processes.js';
 
@@ -79,6 +79,7 @@ describe.each(DB_KINDS)('crash recovery on %s', (kind) => {
     // The restarted instance processed exactly what was not complete at the kill, each once. (The
     // killed one's last log lines may be lost with it: logs are written asynchronously.)
     const notDoneAtDeath = atDeath.filter((u) => u.status !== 'complete').map((u) => u.id);
+    await waitForProcessedLogs([second], notDoneAtDeath.length);
     const processedAfter = processedUploads(second);
     expect([...processedAfter].sort()).toEqual(notDoneAtDeath.sort());
     const completeAtDeath = new Set(atDeath.filter((u) => u.status === 'complete').map((u) => u.id));

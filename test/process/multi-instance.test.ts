@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import type { Db } from '../../src/db/index.js';
 import { sarifLog, type SarifResultSpec } from '../support/sarif.js';
 import {
-  client, devLogin, inspectDatabase, mapLimit, postUpload, processedUploads, processGroup, waitUntilAllComplete,
+  client, devLogin, inspectDatabase, mapLimit, postUpload, processedUploads, processGroup, waitForProcessedLogs, waitUntilAllComplete,
   type AcceptedUpload,
 } from '../support/processes.js';
 
@@ -78,6 +78,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('several instances on one PostgreS
     }
 
     // Exactly one process logged each upload as processed.
+    await waitForProcessedLogs([a, b, worker], UPLOADS);
     const processedBy = [a, b, worker].map((p) => ({ name: p.name, ids: processedUploads(p) }));
     const all = processedBy.flatMap((p) => p.ids);
     expect(all).toHaveLength(UPLOADS);

@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import type { Db } from '../../src/db/index.js';
 import { sarifLog } from '../support/sarif.js';
 import {
-  client, devLogin, inspectDatabase, postUpload, processedUploads, processGroup, sleep, uploadStates, waitFor,
+  client, devLogin, inspectDatabase, postUpload, processedUploads, processGroup, sleep, uploadStates, waitFor, waitForProcessedLogs,
   waitUntilAllComplete, type ServiceProcess,
 } from '../support/processes.js';
 
@@ -135,6 +135,7 @@ describe('graceful shutdown (SQLite)', () => {
       expect(rows.find((u) => u.id === big.id)).toMatchObject({ status: 'complete', new_count: BIG, unchanged_count: 0 });
       expect(rows.find((u) => u.category === 'inflight')).toMatchObject({ status: 'complete', new_count: 1 });
       // Each was processed once, by whichever instance had it.
+      await waitForProcessedLogs([server, restarted], rows.length);
       const processed = [...processedUploads(server), ...processedUploads(restarted)];
       expect(processed.sort()).toEqual(rows.map((u) => u.id).sort());
       expect((await restarted.signal('SIGTERM', 30_000)).code).toBe(0);

@@ -239,6 +239,15 @@ export function processedUploads(proc: ServiceProcess): string[] {
   return proc.logs().filter((l) => l.msg === 'upload processed' && typeof l.upload_id === 'string').map((l) => l.upload_id!);
 }
 
+/**
+ * Waits until these processes have logged `count` processed uploads. A process writes that line just
+ * after its commit and the test reads the pipe asynchronously, so the database can show the work
+ * done a moment before the log does.
+ */
+export function waitForProcessedLogs(procs: ServiceProcess[], count: number, timeoutMs = 10_000): Promise<true> {
+  return waitFor(`${count} "upload processed" log lines`, async () => procs.flatMap(processedUploads).length >= count, timeoutMs, 20);
+}
+
 function tail(text: string, chars: number): string {
   return text.length > chars ? `[... ${text.length - chars} characters before ...]\n${text.slice(-chars)}` : text;
 }
