@@ -93,9 +93,4 @@ describe.each([['light', light], ['dark', dark]] as const)('%s theme contrast (W
   it.each(rows)('%s: %s on %s', (_what, fg, bg, min) => {
     expect(contrast(fg, bg)).toBeGreaterThanOrEqual(min);
   });
-  it('prints the ratios', () => {
-    if (process.env.PRINT_CONTRAST) {
-      process.stdout.write(`\n${name}\n${rows.map(([what, fg, bg, min]) => `  ${contrast(fg, bg).toFixed(2).padStart(5)}:1 (min ${min})  ${what}  ${fg} on ${bg}`).join('\n')}\n`);
-    }
-  });
 });
