@@ -42,7 +42,7 @@ export function repoService(repos: RepoStore, policy: OrgPolicy, audit: AuditSto
         url: body.url ?? null, default_branch: body.default_branch ?? null, created_at: at, updated_at: at,
       };
       await conflictOnDuplicate(() => repos.insert(repo),
-        `This organization already has a repository named "${body.name}" (names are compared ignoring case).`);
+        `This organization already has a repository named "${body.name}" (names are compared ignoring case).`, 'The organization');
       await audit.record({ action: 'repo.created', actor: actor.user, orgId, ip, target: { type: 'repo', id: repo.id }, details: { name: repo.name } });
       return repo;
     },

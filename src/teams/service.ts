@@ -54,7 +54,7 @@ export function teamService(teams: TeamStore, policy: OrgPolicy, inTransaction: 
         const members = await checkMembers(tx, orgId, body.members ?? []);
         await tx.teams.insert(team);
         await tx.teams.replaceMembers(team.id, members);
-      }), duplicate(body.name));
+      }), duplicate(body.name), 'The organization');
       await audit.record({ action: 'team.created', actor: actor.user, orgId, ip, target: { type: 'team', id: team.id }, details: { name: team.name } });
       return load(team.id);
     },
