@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/db/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/index.js';
 import { conflictOnDuplicate } from '../../src/db/errors.js';
 import { HttpProblem } from '../../src/http/problem.js';
-import { createTestDatabase, DB_KINDS, type TestDatabase } from '../support/db.js';
+import { DB_KINDS, useMigratedDatabase } from '../support/db.js';
 import { seedRepository } from '../support/scans.js';
 
 describe.each(DB_KINDS)('constraint violations on %s', (kind) => {
-  let database: TestDatabase;
+  const database = useMigratedDatabase(kind);
   let db: Db;
-  beforeAll(async () => {
-    database = await createTestDatabase(kind);
-    db = openDatabase(database.config);
-    await db.migrate();
-  });
-  afterAll(async () => {
-    await db.close();
-    await database.drop();
+  beforeAll(() => {
+    db = database();
   });
 
   const insertRepo = (id: string, orgId: string, name: string) => () => db.kysely.insertInto('repos').values({

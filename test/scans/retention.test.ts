@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/db/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/index.js';
 import { createScans } from '../../src/scans/index.js';
 import { loadConfig } from '../../src/config.js';
-import { createTestDatabase, DB_KINDS, type TestDatabase } from '../support/db.js';
+import { DB_KINDS, useMigratedDatabase } from '../support/db.js';
 import { sarifLog } from '../support/sarif.js';
 import { quietLog, seedRepository, statusRow, storeUpload } from '../support/scans.js';
 
 describe.each(DB_KINDS)('raw upload retention on %s', (kind) => {
-  let database: TestDatabase;
+  const database = useMigratedDatabase(kind);
   let db: Db;
-  beforeAll(async () => {
-    database = await createTestDatabase(kind);
-    db = openDatabase(database.config);
-    await db.migrate();
-  });
-  afterAll(async () => {
-    await db.close();
-    await database.drop();
+  beforeAll(() => {
+    db = database();
   });
 
   const scansWith = (days: string) => createScans(loadConfig({ SERVICE_RAW_RETENTION_DAYS: days }), db, async () => {

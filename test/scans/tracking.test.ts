@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/db/index.js';
-import { createTestDatabase, DB_KINDS, type TestDatabase } from '../support/db.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/index.js';
+import { DB_KINDS, useMigratedDatabase } from '../support/db.js';
 import { sarifLog, type SarifResultSpec } from '../support/sarif.js';
 import { quietLog, scansFor, seedRepository, statusRow, storeUpload } from '../support/scans.js';
 import type { Scans } from '../../src/scans/index.js';
 
 describe.each(DB_KINDS)('findings across uploads on %s', (kind) => {
-  let database: TestDatabase;
+  const database = useMigratedDatabase(kind);
   let db: Db;
   let scans: Scans;
-  beforeAll(async () => {
-    database = await createTestDatabase(kind);
-    db = openDatabase(database.config);
-    await db.migrate();
+  beforeAll(() => {
+    db = database();
     scans = scansFor(db);
-  });
-  afterAll(async () => {
-    await db.close();
-    await database.drop();
   });
 
   async function upload(repoId: string, results: SarifResultSpec[], category = '') {

@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
+import { openDatabase, type Db } from '../../src/db/index.js';
 import type { DatabaseConfig } from '../../src/config.js';
 
 export type DbKind = 'sqlite' | 'postgres';
@@ -45,4 +47,23 @@ async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>)
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A fresh, migrated database for the enclosing describe block, dropped after it. Call at the top of
+ * the block: the getter answers inside its hooks and tests.
+ */
+export function useMigratedDatabase(kind: DbKind): () => Db {
+  let database: TestDatabase | undefined;
+  let db: Db | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    db = openDatabase(database.config);
+    await db.migrate();
+  });
+  afterAll(async () => {
+    await db?.close();
+    await database?.drop();
+  });
+  return () => db!;
 }
