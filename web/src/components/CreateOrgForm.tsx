@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { api, call, messageOf } from '../api/client';
+import { api, call } from '../api/client';
+import { useSubmit } from '../lib/useSubmit';
 import { navigate } from '../router';
 import { useSession } from '../session';
 
@@ -8,21 +9,15 @@ export function CreateOrgForm({ onCancel }: { onCancel?: () => void }) {
   const { refresh } = useSession();
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useSubmit();
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    return run(async () => {
       const { data } = await call(api.POST('/api/v1/orgs', { body: { name: name.trim(), ...(description.trim() ? { description: description.trim() } : {}) } }));
       await refresh();
       navigate(`/orgs/${data.id}`);
-    } catch (caught) {
-      setError(messageOf(caught));
-      setBusy(false);
-    }
+    });
   };
 
   return (

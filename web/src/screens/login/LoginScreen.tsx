@@ -1,5 +1,6 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { api, call, messageOf } from '../../api/client';
+import { useSubmit } from '../../lib/useSubmit';
 import type { Provider } from '../../api/types';
 import { Logo } from '../../components/Logo';
 import { Loading } from '../../components/States';
@@ -65,19 +66,11 @@ function ProviderButtons({ providers, returnTo }: { providers: Provider[]; retur
 }
 
 function DevLogin({ returnTo }: { returnTo: string }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
-  const signIn = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await call(api.POST('/auth/dev-login'));
-      navigate(returnTo, { replace: true });
-    } catch (caught) {
-      setError(messageOf(caught));
-      setBusy(false);
-    }
-  };
+  const { busy, error, run } = useSubmit();
+  const signIn = () => run(async () => {
+    await call(api.POST('/auth/dev-login'));
+    navigate(returnTo, { replace: true });
+  });
   return (
     <div className="login-actions">
       <button type="button" className="button button-primary button-block" disabled={busy} onClick={() => void signIn()}>

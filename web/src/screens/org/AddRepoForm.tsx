@@ -1,19 +1,17 @@
 import { useState, type FormEvent } from 'react';
-import { api, call, messageOf } from '../../api/client';
+import { api, call } from '../../api/client';
+import { useSubmit } from '../../lib/useSubmit';
 import { navigate } from '../../router';
 
 export function AddRepoForm({ orgId, onCancel }: { orgId: string; onCancel: () => void }) {
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
   const [branch, setBranch] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useSubmit();
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    return run(async () => {
       const body = {
         name: name.trim(),
         ...(url.trim() ? { url: url.trim() } : {}),
@@ -21,10 +19,7 @@ export function AddRepoForm({ orgId, onCancel }: { orgId: string; onCancel: () =
       };
       const { data } = await call(api.POST('/api/v1/orgs/{org_id}/repos', { params: { path: { org_id: orgId } }, body }));
       navigate(`/repos/${data.id}`);
-    } catch (caught) {
-      setError(messageOf(caught));
-      setBusy(false);
-    }
+    });
   };
 
   return (

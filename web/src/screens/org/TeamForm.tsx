@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { api, call, messageOf } from '../../api/client';
+import { api, call } from '../../api/client';
+import { useSubmit } from '../../lib/useSubmit';
 import type { Member, Team } from '../../api/types';
 
 /** Creates a team, or edits one: name, description and which members of the org belong to it. */
@@ -13,8 +14,7 @@ export function TeamForm({ orgId, team, members, onSaved, onCancel }: {
   const [name, setName] = useState(team?.name ?? '');
   const [description, setDescription] = useState(team?.description ?? '');
   const [chosen, setChosen] = useState<Set<string>>(new Set(team?.members ?? []));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useSubmit();
   const idPrefix = `team-${team?.id ?? 'new'}`;
 
   const toggle = (id: string) => {
@@ -23,19 +23,14 @@ export function TeamForm({ orgId, team, members, onSaved, onCancel }: {
     else next.add(id);
     setChosen(next);
   };
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
     const body = { name: name.trim(), description: description.trim(), members: [...chosen] };
-    try {
+    return run(async () => {
       if (team) await call(api.PUT('/api/v1/teams/{id}', { params: { path: { id: team.id } }, body }));
       else await call(api.POST('/api/v1/orgs/{org_id}/teams', { params: { path: { org_id: orgId } }, body }));
       onSaved();
-    } catch (caught) {
-      setError(messageOf(caught));
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { api, call, messageOf } from '../../api/client';
+import { api, call } from '../../api/client';
+import { useSubmit } from '../../lib/useSubmit';
 import type { CreatedApiKey, CurrentUser, KeyScope } from '../../api/types';
 
 const SCOPES: { value: KeyScope; label: string; help: string }[] = [
@@ -24,8 +25,7 @@ export function CreateKeyForm({ orgs, onCreated, onCancel }: {
   const [expiry, setExpiry] = useState('90');
   const [allOrgs, setAllOrgs] = useState(true);
   const [orgIds, setOrgIds] = useState<Set<string>>(new Set());
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, setError, run } = useSubmit();
 
   const toggleOrg = (id: string) => {
     const next = new Set(orgIds);
@@ -39,18 +39,13 @@ export function CreateKeyForm({ orgs, onCreated, onCancel }: {
       setError('Choose at least one organization, or let the key use all of yours.');
       return;
     }
-    setBusy(true);
-    setError(undefined);
     const expiresAt = expiry === 'never' ? null : new Date(Date.now() + Number(expiry) * 24 * 3600 * 1000).toISOString();
-    try {
+    return run(async () => {
       const { data } = await call(api.POST('/api/v1/apikeys', {
         body: { name: name.trim(), scopes: [scope], expires_at: expiresAt, org_ids: allOrgs ? null : [...orgIds] },
       }));
       onCreated(data);
-    } catch (caught) {
-      setError(messageOf(caught));
-      setBusy(false);
-    }
+    });
   };
 
   return (
