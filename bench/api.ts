@@ -55,7 +55,7 @@ export async function runLoad(options: LoadOptions): Promise<Omit<LoadResult, 'd
  * user would: dev-login for a session cookie, then POST /api/v1/apikeys.
  */
 export async function createReadKey(server: BenchServer): Promise<string> {
-  const login = await fetch(`${server.origin}/auth/dev-login`, { method: 'POST' });
+  const login = await fetch(`${server.origin}/auth/dev-login`, { method: 'POST', headers: { origin: server.origin } });
   const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
   const res = await fetch(`${server.origin}/api/v1/apikeys`, {
     method: 'POST',

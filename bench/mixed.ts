@@ -60,6 +60,7 @@ interface UploaderReport {
  * `uploaders` clients, each a CI job in a loop: POST a small SARIF (20 to 200 results, one tool)
  * to its repository, poll the upload until it is complete, start again; until `seconds` have passed.
  * Runs in a worker thread (see inWorker), apart from the server's event loop.
+ * @public the worker imports it by name.
  */
 export async function runUploaders(job: UploaderJob): Promise<UploaderReport> {
   const deadline = performance.now() + job.seconds * 1000;

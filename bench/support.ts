@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import pg from 'pg';
 import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -37,14 +38,15 @@ export async function postgresAvailable(): Promise<boolean> {
 /** A real server on a free port, a fresh database, an org with one repository, and an API key. */
 export async function startBenchServer(kind: 'sqlite' | 'postgres', env: Record<string, string> = {}): Promise<BenchServer> {
   const { url, drop } = await freshDatabase(kind);
-  const config = loadConfig({ DATABASE_URL: url, SERVICE_SESSION_SECRET: SECRET, LOG_LEVEL: 'silent', SERVICE_RATE_LIMIT_USER: '10000000', SERVICE_RATE_LIMIT_IP: '10000000', ...env });
+  // With dev login on the service answers only to SERVICE_BASE_URL's host, so the port is chosen first.
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const config = loadConfig({ DATABASE_URL: url, SERVICE_SESSION_SECRET: SECRET, SERVICE_BASE_URL: origin, LOG_LEVEL: 'silent', SERVICE_RATE_LIMIT_USER: '10000000', SERVICE_RATE_LIMIT_IP: '10000000', ...env });
   const db = openDatabase(config.database);
   await db.migrate();
   const app = await buildApp({ config, db, sessionSecret: SECRET, logger: false });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  const login = await fetch(`${origin}/auth/dev-login`, { method: 'POST' });
+  await app.listen({ port, host: '127.0.0.1' });
+  const login = await fetch(`${origin}/auth/dev-login`, { method: 'POST', headers: { origin } });
   const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
   const user = (await login.json()) as { id: string };
   const { orgId, repoId } = await seedOrg(db, user.id);
@@ -70,6 +72,18 @@ export async function seedOrg(db: Db, ownerId: string, name = `bench-${newId()}`
   await db.kysely.insertInto('memberships').values({ org_id: orgId, user_id: ownerId, role: 'owner', created_at: at }).execute();
   await db.kysely.insertInto('repos').values({ id: repoId, org_id: orgId, name: 'service', name_key: 'service', url: null, default_branch: null, created_at: at, updated_at: at }).execute();
   return { orgId, repoId };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 async function freshDatabase(kind: 'sqlite' | 'postgres'): Promise<{ url: string; drop(): Promise<void> }> {

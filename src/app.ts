@@ -4,7 +4,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { Db } from './db/index.js';
 import { registerErrorHandling } from './http/errors.js';
+import { HttpProblem } from './problem.js';
 import { registerValidation } from './http/validation.js';
+import { connectionOptions } from './http/connection.js';
+import { registerRequestTargetCheck } from './http/request-target.js';
+import { registerNoSniff } from './http/security-headers.js';
 import { loggerOptions } from './http/logging.js';
 import { requestId } from './http/request-id.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -13,18 +17,23 @@ import { registerSessionCookie } from './auth/session.js';
 import { registerGuard } from './auth/guard.js';
 import { createServices, type Services } from './services.js';
 import { authRoutes } from './auth/routes.js';
-import { meRoutes } from './users/routes.js';
+import { meRoutes, userSearchRoutes } from './users/routes.js';
 import { apiKeyRoutes } from './apikeys/routes.js';
 import { orgRoutes } from './orgs/routes.js';
 import { memberRoutes } from './orgs/members-routes.js';
 import { repoRoutes } from './repos/routes.js';
 import { teamRoutes } from './teams/routes.js';
-import { userSearchRoutes } from './users/search-routes.js';
 import { version } from './version.js';
 import { webUi } from './http/static.js';
 import { scanRoutes } from './scans/routes.js';
+import { refRoutes } from './refs/routes.js';
+import { uploadDocumentation } from './scans/upload-doc.js';
 import { auditRoutes } from './audit/routes.js';
-import { registerMetrics } from './http/metrics.js';
+import { analysisRoutes } from './analyses/routes.js';
+import { gateRoutes } from './gates/routes.js';
+import { badgeRoutes, badgeTokenRoutes } from './badges/routes.js';
+import { webhookRoutes } from './webhooks/routes.js';
+import { createMetrics, registerMetrics } from './http/metrics.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { startMaintenance } from './maintenance.js';
 
@@ -46,10 +55,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logger === true || options.logger === undefined ? undefined : options.logger.stream),
     genReqId: requestId,
-    trustProxy: true,
+    // Forwarded headers name the client only when they come from a proxy we were told about.
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     bodyLimit: 1024 * 1024,
-    return503OnClosing: true,
+    // Answered below as a problem, like every other error.
+    return503OnClosing: false,
+    ...connectionOptions(config.requestTimeoutMs),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  registerRequestTargetCheck(app, { onlyHostOf: config.devLogin ? config.baseUrl : null });
+  registerNoSniff(app);
 
   // Once closing, answers ask keep-alive clients to hang up: a connection that goes idle after
   // close began would otherwise hold the process open until its keep-alive timeout.
@@ -57,21 +71,45 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('preClose', async () => {
     closing = true;
   });
+  app.addHook('onRequest', async () => {
+    if (closing) throw new HttpProblem(503, 'This instance is shutting down; send the request again (to another instance).');
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (closing) reply.header('connection', 'close');
   });
   registerValidation(app);
   registerErrorHandling(app);
-  await registerOpenApi(app, version);
+  await registerOpenApi(app, version, uploadDocumentation);
   await registerSessionCookie(app, options.sessionSecret, config.baseUrl);
 
   const services = createServices(config, db);
   app.decorate('services', services);
-  const guard = registerGuard(app, { sessions: services.sessions, apiKeys: services.apiKeys, admins: config.admins, baseUrl: config.baseUrl });
+  const guard = registerGuard(app, {
+    sessions: services.sessions, apiKeys: services.apiKeys, admins: services.admins, baseUrl: config.baseUrl,
+    localUsersDisabled: config.providers.length > 0,
+  });
+  if (config.providers.length > 0) {
+    app.addHook('onReady', async () => {
+      if (await services.users.hasLocalUser()) {
+        app.log.warn('a sign-in provider is configured: the local dev user can no longer act (its sessions and API keys are refused)');
+      }
+    });
+  }
   await registerRateLimit(app, config.rateLimit, config.redisUrl);
   guard.enforce();
-  await registerMetrics(app, services.metrics, config.metricsToken);
+  const metrics = createMetrics(() => services.scans.uploads.queueStats());
+  services.scans.events.accepted = (format) => metrics.uploadReceived(format);
+  // An upload's end wrote its webhook deliveries: this instance's delivery workers send them at once.
+  services.scans.events.completed = (format, seconds) => {
+    metrics.uploadCompleted(format, seconds);
+    services.webhooks.wake();
+  };
+  services.scans.events.failed = (format) => {
+    metrics.uploadFailed(format);
+    services.webhooks.wake();
+  };
+  await registerMetrics(app, metrics, config.metricsToken);
 
   await app.register(healthRoutes, { db });
   await app.register(authRoutes, { config, services });
@@ -83,22 +121,37 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(teamRoutes, { prefix: '/api/v1', services });
   await app.register(userSearchRoutes, { prefix: '/api/v1', services });
   await app.register(scanRoutes, { prefix: '/api/v1', services });
+  await app.register(refRoutes, { prefix: '/api/v1', services });
   await app.register(auditRoutes, { prefix: '/api/v1', services });
+  await app.register(analysisRoutes, { prefix: '/api/v1', services });
+  await app.register(gateRoutes, { prefix: '/api/v1', services });
+  await app.register(badgeTokenRoutes, { prefix: '/api/v1', services });
+  await app.register(badgeRoutes, { services });
+  await app.register(webhookRoutes, { prefix: '/api/v1', services });
   // Last: its wildcard serves the web UI for whatever no route above answers.
   await app.register(webUi);
 
   const workers = options.workers ?? config.workers;
   const stopMaintenance = workers > 0 ? startMaintenance(services, app.log) : () => undefined;
   // Workers start once the server listens, so a backlog never delays the first answer.
-  app.addHook('onListen', async () => services.scans.startWorkers(workers, app.log));
+  app.addHook('onListen', async () => {
+    services.scans.startWorkers(workers, app.log);
+    services.webhooks.startWorkers(workers, app.log);
+  });
   // On close: stop claiming at once, let the upload in hand finish, then the database may close.
   let workersStopped: Promise<void> = Promise.resolve();
   app.addHook('preClose', async () => {
     stopMaintenance();
-    workersStopped = services.scans.stopWorkers();
+    await services.scans.settlements.close();
+    workersStopped = Promise.all([services.scans.stopWorkers(), services.webhooks.stopWorkers()]).then(() => undefined);
   });
   app.addHook('onClose', async () => workersStopped);
   return app;
+}
+
+/** A hop count: the nearest n addresses of X-Forwarded-For are our proxies (Fastify's numeric trustProxy, typed). */
+function trustHops(hops: number) {
+  return (_address: string, hop: number) => hop < hops;
 }
 
 declare module 'fastify' {

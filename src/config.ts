@@ -1,14 +1,12 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
-import { loadProviders, ProviderConfigError, type ProviderConfig } from './auth/providers-config.js';
+import { loadProviders, ProviderConfigError, type ProviderConfig } from './providers-config.js';
+import type { DatabaseConfig } from './db/index.js';
 
 /** A configuration value that stops the start: main prints `message` as one line and exits 1. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
-
-export type DatabaseConfig =
-  | { kind: 'sqlite'; file: string }
-  | { kind: 'postgres'; url: string };
 
 export interface RateLimitConfig {
   /** Requests per minute for an API key or a signed-in user. */
@@ -31,7 +29,11 @@ export interface Config {
   logLevel: string;
   providers: ProviderConfig[];
   devLogin: boolean;
-  admins: string[];
+  admins: AdminEntry[];
+  /** Fastify's trustProxy: false, a hop count, or the addresses/CIDRs of the proxies in front. */
+  trustProxy: false | number | string[];
+  /** The whole request (headers and body) must arrive within this; then 408 and the connection closes. */
+  requestTimeoutMs: number;
   maxUploadBytes: number;
   workers: number;
   /** How long a worker's claim on an upload holds without renewal (a dead worker's upload is retaken after it). */
@@ -39,10 +41,18 @@ export interface Config {
   metricsToken: string | null;
   redisUrl: string | null;
   rawRetentionDays: number;
+  /** Branches (not the default) and pull requests with no upload for this long are removed; 0 keeps them. */
+  refRetentionDays: number;
   rateLimit: RateLimitConfig;
+  /** Lets webhooks reach loopback, private and link-local addresses (self-hosted receivers). */
+  webhookAllowPrivate: boolean;
+  /** How long a worker's claim on a webhook delivery holds without renewal. */
+  webhookLeaseMs: number;
 }
 
 type Env = Record<string, string | undefined>;
+
+export const LOOPBACK = '127.0.0.1';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -50,9 +60,11 @@ export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 1, 65535);
   const database = parseDatabaseUrl(env.DATABASE_URL ?? 'sqlite:./data/scanyard.db');
   const providers = providersFrom(env);
+  const devLogin = providers.length === 0 && boolean(env, 'SERVICE_DEV_LOGIN', true);
   return {
     port,
-    host: env.HOST || '0.0.0.0',
+    // A password-less administrator stays on this machine unless HOST says otherwise.
+    host: env.HOST || (devLogin ? LOOPBACK : '0.0.0.0'),
     baseUrl: baseUrl(env.SERVICE_BASE_URL ?? `http://localhost:${port}`),
     database,
     dataDir: database.kind === 'sqlite' && database.file !== ':memory:'
@@ -62,19 +74,24 @@ export function loadConfig(env: Env = process.env): Config {
     production: env.NODE_ENV === 'production',
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     providers,
-    devLogin: providers.length === 0 && boolean(env, 'SERVICE_DEV_LOGIN', true),
-    admins: list(env.SERVICE_ADMINS),
+    devLogin,
+    admins: admins(env.SERVICE_ADMINS),
+    trustProxy: trustProxy(env.SERVICE_TRUST_PROXY),
+    requestTimeoutMs: integer(env, 'SERVICE_REQUEST_TIMEOUT_SECONDS', 300, 1, 3600) * 1000,
     maxUploadBytes: integer(env, 'SERVICE_MAX_UPLOAD_BYTES', 64 * 1024 * 1024, 1024, 2 ** 40),
     workers: integer(env, 'SERVICE_WORKERS', 1, 0, 64),
     uploadLeaseMs: integer(env, 'SERVICE_UPLOAD_LEASE_SECONDS', 30, 2, 3600) * 1000,
-    metricsToken: env.SERVICE_METRICS_TOKEN || null,
+    metricsToken: metricsToken(env),
     redisUrl: redisUrl(env.REDIS_URL),
     rawRetentionDays: integer(env, 'SERVICE_RAW_RETENTION_DAYS', 30, 0, 36500),
+    refRetentionDays: integer(env, 'SERVICE_REF_RETENTION_DAYS', 90, 0, 36500),
     rateLimit: {
       perUser: integer(env, 'SERVICE_RATE_LIMIT_USER', 1200, 1, 10_000_000),
       perIp: integer(env, 'SERVICE_RATE_LIMIT_IP', 300, 1, 10_000_000),
       auth: integer(env, 'SERVICE_RATE_LIMIT_AUTH', 60, 1, 10_000_000),
     },
+    webhookAllowPrivate: boolean(env, 'SERVICE_WEBHOOK_ALLOW_PRIVATE', false),
+    webhookLeaseMs: integer(env, 'SERVICE_WEBHOOK_LEASE_SECONDS', 30, 2, 3600) * 1000,
   };
 }
 
@@ -138,6 +155,75 @@ function baseUrl(value: string): string {
     throw new ConfigError(`SERVICE_BASE_URL must be an http(s) URL (got "${value}")`);
   }
   return url.origin + url.pathname.replace(/\/+$/, '');
+}
+
+/** In production /metrics would otherwise tell anyone the traffic, routes and queue of the service. */
+function metricsToken(env: Env): string | null {
+  const token = env.SERVICE_METRICS_TOKEN || null;
+  if (token === null && env.NODE_ENV === 'production') {
+    throw new ConfigError('SERVICE_METRICS_TOKEN is required when NODE_ENV=production (GET /metrics needs it as a Bearer token)');
+  }
+  return token;
+}
+
+/**
+ * A SERVICE_ADMINS entry. Forges let people rename and reuse logins, so a login entry is pinned to
+ * the forge account that first signs in with it (see site-admins.ts); an id entry names the
+ * account itself and needs no pinning.
+ */
+export type AdminEntry =
+  | { kind: 'login'; provider: string | null; login: string; key: string }
+  | { kind: 'id'; provider: string; forgeUserId: string; key: string };
+
+/** `login`, `provider:login` or `provider:id:<forge user id>`; null when it is none of these. */
+function parseAdminEntry(raw: string): AdminEntry | null {
+  const parts = raw.split(':');
+  if (parts.some((part) => part === '' || /\s/.test(part))) return null;
+  if (parts.length === 1) return { kind: 'login', provider: null, login: parts[0]!, key: parts[0]!.toLowerCase() };
+  if (parts.length === 2) {
+    const [provider, login] = parts as [string, string];
+    return { kind: 'login', provider, login, key: `${provider}:${login.toLowerCase()}` };
+  }
+  if (parts.length === 3 && parts[1] === 'id') {
+    const [provider, , forgeUserId] = parts as [string, string, string];
+    return { kind: 'id', provider, forgeUserId, key: raw };
+  }
+  return null;
+}
+
+function admins(raw: string | undefined): AdminEntry[] {
+  return list(raw).map((item) => {
+    const entry = parseAdminEntry(item);
+    if (!entry) throw new ConfigError(`SERVICE_ADMINS: "${item}" is not a login, provider:login or provider:id:<forge user id>`);
+    return entry;
+  });
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function trustProxy(raw: string | undefined): false | number | string[] {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value === '0' || value.toLowerCase() === 'false') return false;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 100) throw new ConfigError(`SERVICE_TRUST_PROXY must be a hop count up to 100 or a list of proxy addresses (got ${hops})`);
+    return hops;
+  }
+  return value.split(',').map((item) => {
+    const proxy = item.trim();
+    if (!PROXY_NAMES.has(proxy) && !isAddressOrCidr(proxy)) {
+      throw new ConfigError(`SERVICE_TRUST_PROXY: "${proxy}" is not an IP address, a CIDR range, loopback, linklocal or uniquelocal`);
+    }
+    return proxy;
+  });
+}
+
+function isAddressOrCidr(value: string): boolean {
+  const [address = '', bits, extra] = value.split('/');
+  const version = isIP(address);
+  if (version === 0 || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128);
 }
 
 function redisUrl(value: string | undefined): string | null {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import pino from 'pino';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, LOOPBACK, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/index.js';
 import { buildApp } from './app.js';
 import { resolveSessionSecret } from './auth/session.js';
@@ -41,11 +41,12 @@ async function work(config: Config, db: ReturnType<typeof openDatabase>, log: pi
   const services = createServices(config, db);
   const count = Math.max(1, config.workers);
   services.scans.startWorkers(count, log);
+  services.webhooks.startWorkers(count, log);
   const stopMaintenance = startMaintenance(services, log);
   log.info({ workers: count }, 'ingest workers started');
   onShutdown(async () => {
     stopMaintenance();
-    await services.scans.stopWorkers();
+    await Promise.all([services.scans.stopWorkers(), services.webhooks.stopWorkers()]);
     await db.close();
   }, log);
 }
@@ -53,7 +54,12 @@ async function work(config: Config, db: ReturnType<typeof openDatabase>, log: pi
 async function serve(config: Config, db: ReturnType<typeof openDatabase>, log: pino.Logger): Promise<void> {
   const sessionSecret = resolveSessionSecret(config.sessionSecret, config.dataDir, log);
   const app = await buildApp({ config, db, sessionSecret });
-  if (config.devLogin) app.log.warn('development login is enabled (no sign-in provider is configured); do not expose this instance');
+  if (config.devLogin) {
+    app.log.warn(config.host === LOOPBACK
+      ? `development login is enabled (no sign-in provider is configured), so only this machine can connect (${LOOPBACK}). `
+        + 'To serve others, configure a sign-in provider (SERVICE_PROVIDERS), or set HOST (e.g. HOST=0.0.0.0) knowing that anyone who reaches it signs in as an administrator'
+      : 'development login is enabled (no sign-in provider is configured); do not expose this instance');
+  }
   await app.listen({ port: config.port, host: config.host });
   onShutdown(async () => {
     await app.close();

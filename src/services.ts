@@ -1,13 +1,31 @@
 import type { Config } from './config.js';
 import type { Db } from './db/index.js';
+import { transactions } from './db/transaction.js';
+import { createPolicy } from './policy.js';
 import { userStore } from './users/store.js';
+import { userService } from './users/service.js';
 import { sessionStore } from './auth/session-store.js';
 import { apiKeyStore } from './apikeys/store.js';
-import { auditStore } from './audit/store.js';
 import { apiKeyService } from './apikeys/service.js';
-import { orgServices } from './orgs/org-services.js';
+import { auditStore } from './audit/store.js';
+import { auditService } from './audit/service.js';
+import { orgStore } from './orgs/store.js';
+import { orgService } from './orgs/service.js';
+import { memberStore } from './orgs/members-store.js';
+import { memberService } from './orgs/members-service.js';
+import { repoStore } from './repos/store.js';
+import { repoService } from './repos/service.js';
+import { teamStore } from './teams/store.js';
+import { teamService } from './teams/service.js';
 import { createScans } from './scans/index.js';
-import { createMetrics } from './http/metrics.js';
+import { analysisStore } from './analyses/store.js';
+import { analysisService } from './analyses/service.js';
+import { adminPinStore } from './auth/admin-pins-store.js';
+import { siteAdmins } from './auth/site-admins.js';
+import { gateService } from './gates/service.js';
+import { badgeService } from './badges/service.js';
+import { badgeStore } from './badges/store.js';
+import { createWebhooks } from './webhooks/index.js';
 
 /** Stores and services, built once per app from the database; routes receive what they need. */
 export function createServices(config: Config, db: Db) {
@@ -15,12 +33,13 @@ export function createServices(config: Config, db: Db) {
   const users = userStore(k);
   const apiKeys = apiKeyStore(k);
   const audit = auditStore(k);
-  const orgs = orgServices(k, users, audit);
-  const scans = createScans(config, db, (actor, repoId) => orgs.repoService.visibleRepo(actor, repoId));
-  const metrics = createMetrics(() => scans.uploads.queueStats());
-  scans.events.accepted = (format) => metrics.uploadReceived(format);
-  scans.events.completed = (format, seconds) => metrics.uploadCompleted(format, seconds);
-  scans.events.failed = (format) => metrics.uploadFailed(format);
+  const members = memberStore(k);
+  const policy = createPolicy(members);
+  // The stores whose writes must land together (an org and its first owner; a team and its members).
+  const inOrgTransaction = transactions(k, (trx) => ({ orgs: orgStore(trx), members: memberStore(trx), teams: teamStore(trx) }));
+  const repos = repoService(repoStore(k), policy, audit);
+  const gates = gateService(k, repos.authorized, policy, audit);
+  const providerTypeOf = (id: string | null) => config.providers.find((p) => p.id === id)?.type;
   return {
     config,
     db,
@@ -28,10 +47,19 @@ export function createServices(config: Config, db: Db) {
     sessions: sessionStore(k),
     apiKeys,
     audit,
-    apiKeyService: apiKeyService(apiKeys, users, audit),
-    ...orgs,
-    scans,
-    metrics,
+    userService: userService(users, policy, providerTypeOf),
+    apiKeyService: apiKeyService(apiKeys, policy, audit),
+    auditService: auditService(audit, policy),
+    orgService: orgService(orgStore(k), policy, inOrgTransaction, audit),
+    memberService: memberService(members, users, policy, inOrgTransaction, audit),
+    repoService: repos,
+    teamService: teamService(teamStore(k), policy, inOrgTransaction, audit),
+    scans: createScans(config, db, repos.authorized),
+    analysisService: analysisService(analysisStore(db), repos.authorized, audit),
+    admins: siteAdmins(config.admins, adminPinStore(k)),
+    gateService: gates,
+    badgeService: badgeService(badgeStore(k), repoStore(k), repos.authorized, gates, audit),
+    webhooks: createWebhooks(config, db, policy, audit),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -18,7 +18,9 @@ export default defineConfig({
   server: {
     proxy: Object.fromEntries(['/api', '/auth', '/swagger'].map((prefix) => [prefix, {
       target: api,
-      // The server accepts state-changing requests from its own origin only.
+      // The server accepts state-changing requests from its own origin only, and with dev login on
+      // answers only to its own host (SERVICE_BASE_URL).
+      changeOrigin: true,
       headers: { origin: api },
     }])),
   },

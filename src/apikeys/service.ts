@@ -1,36 +1,45 @@
 import type { Actor, KeyScope } from '../auth/actor.js';
 import { KEY_SCOPES } from '../auth/actor.js';
 import { generateKey, hashKey, VISIBLE_PREFIX_LENGTH } from '../auth/key-format.js';
-import { badRequest, notFound } from '../http/problem.js';
-import type { Page } from '../http/pagination.js';
+import { badRequest, notFound } from '../problem.js';
+import type { Page } from '../db/page.js';
 import type { ApiKeyRow } from '../db/schema.js';
+import type { Policy } from '../policy.js';
 import type { ApiKeyStore } from './store.js';
-import type { UserStore } from '../users/store.js';
 import type { AuditStore } from '../audit/store.js';
-import type { CreateApiKeyBody } from './presenter.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
 
-export function apiKeyService(keys: ApiKeyStore, users: UserStore, audit: AuditStore) {
+export interface KeyRequest {
+  name: string;
+  expiresAt?: string | null;
+  /** The broadest listed applies; write when left out. */
+  scopes?: KeyScope[];
+  /** Narrows the key to these orgs. */
+  orgIds?: string[] | null;
+}
+
+/** Keys act for the user who made them; each user sees and revokes only their own. */
+export function apiKeyService(keys: ApiKeyStore, policy: Policy, audit: AuditStore) {
   return {
-    async create(actor: Actor, body: CreateApiKeyBody, ip: string): Promise<{ row: ApiKeyRow; secret: string }> {
+    async create(actor: Actor, request: KeyRequest, ip: string): Promise<{ row: ApiKeyRow; secret: string }> {
       const at = now();
-      if (body.expires_at && body.expires_at <= at) {
+      if (request.expiresAt && request.expiresAt <= at) {
         throw badRequest('expires_at must be in the future.', [{ path: '/expires_at', message: 'must be in the future' }]);
       }
-      const orgIds = body.org_ids ?? null;
-      if (orgIds && !actor.isAdmin) await checkMemberOfAll(actor.user.id, orgIds);
+      const orgIds = request.orgIds ?? null;
+      if (orgIds) await checkWithinReach(actor, orgIds);
       const secret = generateKey();
       const row: ApiKeyRow = {
         id: newId(),
         user_id: actor.user.id,
-        name: body.name,
+        name: request.name,
         prefix: secret.slice(0, VISIBLE_PREFIX_LENGTH),
         key_hash: hashKey(secret),
-        scope: broadest(body.scopes ?? ['write']),
+        scope: broadest(request.scopes ?? ['write']),
         org_ids: orgIds ? JSON.stringify([...new Set(orgIds)]) : null,
         created_at: at,
-        expires_at: body.expires_at ? new Date(body.expires_at).toISOString() : null,
+        expires_at: request.expiresAt ? new Date(request.expiresAt).toISOString() : null,
         last_used_at: null,
       };
       await keys.insert(row);
@@ -46,9 +55,9 @@ export function apiKeyService(keys: ApiKeyStore, users: UserStore, audit: AuditS
     },
   };
 
-  async function checkMemberOfAll(userId: string, orgIds: string[]): Promise<void> {
-    const mine = new Set((await users.orgRoles(userId)).map((o) => o.id));
-    const errors = orgIds.flatMap((id, i) => (mine.has(id) ? [] : [{ path: `/org_ids/${i}`, message: 'is not an organization you belong to' }]));
+  async function checkWithinReach(actor: Actor, orgIds: string[]): Promise<void> {
+    const beyond = await policy.orgsBeyondReach(actor, orgIds);
+    const errors = orgIds.flatMap((id, i) => (beyond.has(id) ? [{ path: `/org_ids/${i}`, message: 'is not an organization you belong to' }] : []));
     if (errors.length) throw badRequest('A key can only be narrowed to organizations you belong to.', errors);
   }
 }
@@ -56,4 +65,3 @@ export function apiKeyService(keys: ApiKeyStore, users: UserStore, audit: AuditS
 function broadest(scopes: KeyScope[]): KeyScope {
   return KEY_SCOPES.filter((s) => scopes.includes(s)).at(-1) ?? 'read';
 }
-export type ApiKeyService = ReturnType<typeof apiKeyService>;

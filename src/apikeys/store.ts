@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ApiKeyRow, Database, UserRow } from '../db/schema.js';
-import type { Page } from '../http/pagination.js';
+import { paginate, type Page, type Paged } from '../db/page.js';
 import { now } from '../db/time.js';
 
 export type NewApiKey = Omit<ApiKeyRow, 'last_used_at'>;
@@ -11,17 +11,8 @@ export function apiKeyStore(db: Kysely<Database>) {
       await db.insertInto('api_keys').values({ ...key, last_used_at: null }).execute();
     },
 
-    async page(userId: string, page: Page): Promise<{ total: number; items: ApiKeyRow[] }> {
-      const base = db.selectFrom('api_keys').where('user_id', '=', userId);
-      const [count, items] = await Promise.all([
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-        base.selectAll().orderBy('created_at').orderBy('id').limit(page.perPage).offset(page.offset).execute(),
-      ]);
-      return { total: Number(count.n), items };
-    },
-
-    async byId(userId: string, id: string): Promise<ApiKeyRow | undefined> {
-      return db.selectFrom('api_keys').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+    page(userId: string, page: Page): Promise<Paged<ApiKeyRow>> {
+      return paginate(db.selectFrom('api_keys').where('user_id', '=', userId), page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
     },
 
     async delete(userId: string, id: string): Promise<boolean> {

@@ -1,20 +1,7 @@
-import { Type, type Static, type TSchema } from 'typebox';
 import type { AuditEventRow } from '../db/schema.js';
+import type { AuditEventJson } from './schema.js';
 
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-
-export const AuditEventSchema = Type.Object({
-  id: Type.String(),
-  action: Type.String({ description: 'e.g. signed_in, dev_login, api_key.created, member.added, org.deleted.' }),
-  actor: Nullable(Type.Object({ id: Nullable(Type.String()), login: Nullable(Type.String()) })),
-  org_id: Nullable(Type.String()),
-  target: Nullable(Type.Object({ type: Type.String(), id: Nullable(Type.String()) })),
-  ip: Nullable(Type.String()),
-  details: Nullable(Type.Record(Type.String(), Type.Unknown())),
-  created_at: Type.String({ format: 'date-time' }),
-}, { title: 'AuditEvent' });
-
-export function presentAuditEvent(row: AuditEventRow): Static<typeof AuditEventSchema> {
+export function presentAuditEvent(row: AuditEventRow): AuditEventJson {
   return {
     id: row.id,
     action: row.action,

@@ -1,8 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { AuditEventRow, Database } from '../db/schema.js';
-import type { Page } from '../http/pagination.js';
+import { paginate, type Page, type Paged } from '../db/page.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
+
+/** Narrows a log read: `action` is an exact action name; `actor` a user id or a login. */
+export interface AuditFilters {
+  action?: string;
+  actor?: string;
+}
 
 export interface AuditEvent {
   action: string;
@@ -31,14 +37,13 @@ export function auditStore(db: Kysely<Database>) {
       }).execute();
     },
 
-    async page(orgId: string | null, page: Page): Promise<{ total: number; items: AuditEventRow[] }> {
+    page(orgId: string | null, filters: AuditFilters, page: Page): Promise<Paged<AuditEventRow>> {
       let base = db.selectFrom('audit_events');
       if (orgId !== null) base = base.where('org_id', '=', orgId);
-      const [count, items] = await Promise.all([
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-        base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.perPage).offset(page.offset).execute(),
-      ]);
-      return { total: Number(count.n), items };
+      if (filters.action !== undefined) base = base.where('action', '=', filters.action);
+      const actor = filters.actor;
+      if (actor !== undefined) base = base.where((eb) => eb.or([eb('actor_id', '=', actor), eb('actor_login', '=', actor)]));
+      return paginate(base, page, (q) => q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'));
     },
   };
 }

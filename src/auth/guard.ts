@@ -1,37 +1,72 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { forbidden, unauthorized } from '../http/problem.js';
+import { forbidden, unauthorized } from '../problem.js';
 import { hashKey, isWellFormedKey } from './key-format.js';
-import { isSiteAdmin, type Actor, type KeyScope } from './actor.js';
-import type { ApiKeyStore } from '../apikeys/store.js';
+import { scopeCovers, type Actor, type KeyScope } from './actor.js';
 import type { SessionStore } from './session-store.js';
+import type { SiteAdmins } from './site-admins.js';
+import { SESSION_COOKIE } from './session.js';
 import { now } from '../db/time.js';
+import type { ApiKeyRow, UserRow } from '../db/schema.js';
+
+export type RouteAuth = 'none' | 'optional' | 'required';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** 'required' is the default under /api/, 'none' elsewhere. */
-    auth?: 'none' | 'optional' | 'required';
+    /** 'required' is the default for a route whose pattern is under /api/, 'none' elsewhere. */
+    auth?: RouteAuth;
     /** The least API key scope this route needs; GET defaults to read, anything else to write. */
     scope?: KeyScope;
     /** Browser sessions only: API keys get 403 (a leaked key must not mint more keys). */
     sessionOnly?: boolean;
     /** The route reads the Authorization header itself (e.g. /metrics and its token): not an API key. */
     ownBearer?: boolean;
+    /** State-changing even without a session cookie (dev login): the origin check always applies. */
+    sameOriginOnly?: boolean;
   }
   interface FastifyRequest {
-    actor: Actor | null;
+    /**
+     * Who is asking. Reading it where nobody is signed in throws a 401, so a handler can never act
+     * on behalf of nobody, whatever its route declares.
+     */
+    readonly actor: Actor;
+    /** The same, or null when anonymous: for hooks that also see anonymous requests (rate limits). */
+    actorOrNull: Actor | null;
   }
 }
 
-const SCOPE_RANK: Record<KeyScope, number> = { read: 0, upload: 1, write: 2 };
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Writing last_used_at on every request would turn each read into a write. */
 const TOUCH_INTERVAL_MS = 60_000;
 
+/**
+ * What a route needs, from the route that matched (its config, else its URL pattern), never from
+ * the request's URL: the router matches decoded and absolute-form spellings that a string test on
+ * request.url would miss.
+ */
+function routeAuth(request: FastifyRequest): RouteAuth {
+  const pattern = request.routeOptions.url;
+  if (pattern === undefined) return 'none'; // no route matched: the 404 handler answers
+  return request.routeOptions.config.auth ?? (isApiPattern(pattern) ? 'required' : 'none');
+}
+
+function isApiPattern(pattern: string): boolean {
+  return pattern === '/api' || pattern.startsWith('/api/');
+}
+
+/** What the guard asks of the API key store (apikeys/store.ts answers). */
+interface KeyLookup {
+  findActive(keyHash: string): Promise<{ key: ApiKeyRow; user: UserRow } | undefined>;
+  touch(id: string, at: string): Promise<void>;
+}
+
 export interface GuardDeps {
   sessions: SessionStore;
-  apiKeys: ApiKeyStore;
-  admins: readonly string[];
+  apiKeys: KeyLookup;
+  admins: SiteAdmins;
+  /** The origin of SERVICE_BASE_URL: the only one state-changing cookie requests may come from. */
   baseUrl: string;
+  /** Once a forge provider is configured, local users (the dev user) can no longer act. */
+  localUsersDisabled: boolean;
 }
 
 /**
@@ -40,18 +75,24 @@ export interface GuardDeps {
  * second, before validation, refuses what that actor may not do.
  */
 export function registerGuard(app: FastifyInstance, deps: GuardDeps): { enforce(): void } {
-  app.decorateRequest('actor', null);
+  const baseOrigin = new URL(deps.baseUrl).origin;
+  app.decorateRequest('actorOrNull', null);
+  app.decorateRequest('actor', {
+    getter(this: FastifyRequest) {
+      if (!this.actorOrNull) throw unauthorized();
+      return this.actorOrNull;
+    },
+  });
   app.addHook('onRequest', async (request) => {
     const bearer = request.routeOptions.config.ownBearer ? null : bearerToken(request);
-    if (bearer === null) checkSameOrigin(request, deps.baseUrl);
-    request.actor = bearer !== null ? await keyActor(bearer, deps) : await sessionActor(request, deps);
+    if (bearer === null) checkSameOrigin(request, baseOrigin);
+    request.actorOrNull = bearer !== null ? await keyActor(bearer, deps) : await sessionActor(request, deps);
   });
   return {
     enforce: () => app.addHook('preValidation', async (request) => {
-      if (!request.routeOptions.url) return; // unknown route: the 404 handler answers
-      const auth = request.routeOptions.config.auth ?? (request.url.startsWith('/api/') ? 'required' : 'none');
-      if (auth === 'required' && !request.actor) throw unauthorized();
-      if (request.actor?.key) checkKeyMayCall(request, request.actor.key.scope);
+      const actor = request.actorOrNull;
+      if (routeAuth(request) === 'required' && !actor) throw unauthorized();
+      if (actor?.key) checkKeyMayCall(request, actor.key.scope);
     }),
   };
 }
@@ -64,17 +105,22 @@ function bearerToken(request: FastifyRequest): string | null {
   return match?.[1] ?? '';
 }
 
+/** A local user (provider_id null) is the dev user: it stops existing for the guard once a forge signs people in. */
+function mayAct(user: UserRow, deps: GuardDeps): boolean {
+  return !(deps.localUsersDisabled && user.provider_id === null);
+}
+
 async function keyActor(token: string, deps: GuardDeps): Promise<Actor> {
   // One answer for malformed, unknown, expired and revoked keys: nothing to learn from probing.
   const found = isWellFormedKey(token) ? await deps.apiKeys.findActive(hashKey(token)) : undefined;
-  if (!found) throw unauthorized('The API key is not valid.');
+  if (!found || !mayAct(found.user, deps)) throw unauthorized('The API key is not valid.');
   const at = now();
   if (!found.key.last_used_at || Date.parse(at) - Date.parse(found.key.last_used_at) > TOUCH_INTERVAL_MS) {
     await deps.apiKeys.touch(found.key.id, at);
   }
   return {
     user: found.user,
-    isAdmin: isSiteAdmin(found.user, deps.admins),
+    isAdmin: await deps.admins.isAdmin(found.user),
     via: 'api_key',
     sessionId: null,
     key: {
@@ -89,32 +135,30 @@ async function sessionActor(request: FastifyRequest, deps: GuardDeps): Promise<A
   const sessionId = request.session.get('sid') as string | undefined;
   if (!sessionId) return null;
   const user = await deps.sessions.userOf(sessionId);
-  if (!user) return null;
-  return { user, isAdmin: isSiteAdmin(user, deps.admins), via: 'session', sessionId, key: null };
+  if (!user || !mayAct(user, deps)) return null;
+  return { user, isAdmin: await deps.admins.isAdmin(user), via: 'session', sessionId, key: null };
 }
 
 function checkKeyMayCall(request: FastifyRequest, scope: KeyScope): void {
   const config = request.routeOptions.config;
   if (config.sessionOnly) throw forbidden('API keys cannot be used here; sign in with a browser session.');
   const needed = config.scope ?? (SAFE_METHODS.has(request.method) ? 'read' : 'write');
-  if (SCOPE_RANK[scope] < SCOPE_RANK[needed]) {
+  if (!scopeCovers(scope, needed)) {
     throw forbidden(`This API key has the "${scope}" scope; this request needs "${needed}".`);
   }
 }
 
 /**
- * Cookies ride along on cross-site requests, so a state-changing request without a bearer key must
- * come from our own origin. Browsers always send Origin or Sec-Fetch-Site on such requests; a
- * client that sends neither is not a browser and cannot be tricked into sending our cookie.
+ * Cookies ride along on cross-site requests, so a state-changing request that carries our cookie
+ * (or signs in, like dev login) must show it comes from SERVICE_BASE_URL's origin: by Origin, or,
+ * without one, by Sec-Fetch-Site: same-origin. Never by Host or X-Forwarded-Host: a client names
+ * those itself, and a rebinding DNS name makes a foreign page "same-host".
  */
-function checkSameOrigin(request: FastifyRequest, baseUrl: string): void {
+function checkSameOrigin(request: FastifyRequest, baseOrigin: string): void {
   if (SAFE_METHODS.has(request.method)) return;
-  const site = request.headers['sec-fetch-site'];
-  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-    throw forbidden('Cross-site requests are not allowed.');
-  }
+  const carriesCookie = request.cookies?.[SESSION_COOKIE] !== undefined;
+  if (!carriesCookie && !request.routeOptions.config.sameOriginOnly) return;
   const origin = request.headers.origin;
-  if (origin === undefined) return;
-  const allowed = [new URL(baseUrl).origin, `${request.protocol}://${request.host}`];
-  if (!allowed.includes(origin)) throw forbidden('Cross-site requests are not allowed.');
+  const sameOrigin = origin !== undefined ? origin === baseOrigin : request.headers['sec-fetch-site'] === 'same-origin';
+  if (!sameOrigin) throw forbidden(`Cross-site requests are not allowed: a request that changes something must come from ${baseOrigin}.`);
 }

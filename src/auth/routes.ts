@@ -3,12 +3,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../config.js';
 import type { Services } from '../services.js';
-import { badRequest, notFound } from '../http/problem.js';
+import { badRequest, notFound } from '../problem.js';
 import { NoContent, problems } from '../http/responses.js';
-import { CurrentUserSchema, presentCurrentUser } from '../users/presenter.js';
+import { CurrentUserSchema } from '../users/schema.js';
+import { presentCurrentUser } from '../users/presenter.js';
 import { createForge, ForgeError, pkcePair, randomState, type Forge } from './forges/index.js';
 import type { UserRow } from '../db/schema.js';
-import { isSiteAdmin } from './actor.js';
+import { SIGN_IN_ERRORS, type SignInError } from './sign-in-errors.js';
 
 const ProviderSchema = Type.Object({ id: Type.String(), type: Type.String(), name: Type.String() });
 const tags = ['auth'];
@@ -63,18 +64,22 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
     // One attempt per state: a replayed callback finds nothing to match.
     request.session.set('oauth', undefined);
     const forge = forges.get(pending.provider);
-    if (!forge) return toLogin(reply, 'That sign-in provider is no longer configured.');
-    if (error || !code) return toLogin(reply, error === 'access_denied' ? 'Sign-in was cancelled on the forge.' : `The forge refused the sign-in (${error ?? 'no code'}).`);
+    if (!forge) return toLogin(reply, 'provider_gone');
+    if (error || !code) {
+      request.log.info({ provider: pending.provider, error: error ?? 'no code' }, 'the forge did not sign the user in');
+      return toLogin(reply, error === 'access_denied' ? 'cancelled' : 'refused');
+    }
     try {
       const accessToken = await forge.exchangeCode({ code, codeVerifier: pending.verifier, redirectUri });
       const forgeUser = await forge.fetchUser(accessToken);
       const user = await services.users.upsertForgeUser({ providerId: pending.provider, ...forgeUser });
+      await services.admins.signedIn(user, request.log);
       await startSession(request, user, 'signed_in', { provider: pending.provider });
       return reply.redirect(pending.returnTo);
     } catch (caught) {
       if (caught instanceof ForgeError) {
         request.log.warn({ provider: pending.provider, reason: caught.message }, 'forge sign-in failed');
-        return toLogin(reply, caught.message);
+        return toLogin(reply, 'forge_failed');
       }
       throw caught;
     }
@@ -94,25 +99,30 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
       tags,
       summary: 'Development sign-in as the local administrator "dev" (only when no provider is configured)',
       security: [],
-      response: { 200: CurrentUserSchema, ...problems(404) },
+      response: { 200: CurrentUserSchema, ...problems(403, 404) },
     },
+    // It sets a session cookie without needing one: a cross-site page must not be able to sign in.
+    config: { sameOriginOnly: true },
   }, async (request) => {
     if (!config.devLogin) throw notFound('Development login');
     const user = await services.users.upsertDevUser();
-    await startSession(request, user, 'dev_login', {});
-    return presentCurrentUser(user, true, config.providers, await services.users.orgRoles(user.id));
+    const sessionId = await startSession(request, user, 'dev_login', {});
+    return presentCurrentUser(await services.userService.current({ user, isAdmin: true, via: 'session', sessionId, key: null }));
   });
 
-  async function startSession(request: FastifyRequest, user: UserRow, action: string, details: Record<string, unknown>) {
+  async function startSession(request: FastifyRequest, user: UserRow, action: string, details: Record<string, unknown>): Promise<string> {
     const old = request.session.get('sid');
     if (old) await services.sessions.destroy(old);
-    request.session.set('sid', await services.sessions.create(user.id));
-    await services.audit.record({ action, actor: { id: user.id, login: user.login }, ip: request.ip, target: { type: 'user', id: user.id }, details: { ...details, is_admin: isSiteAdmin(user, config.admins) } });
+    const sessionId = await services.sessions.create(user.id);
+    request.session.set('sid', sessionId);
+    await services.audit.record({ action, actor: { id: user.id, login: user.login }, ip: request.ip, target: { type: 'user', id: user.id }, details: { ...details, is_admin: await services.admins.isAdmin(user) } });
+    return sessionId;
   }
 };
 
-function toLogin(reply: FastifyReply, message: string) {
-  return reply.redirect(`/login?error=${encodeURIComponent(message)}`);
+/** Only a code from a fixed list travels in the URL: the login screen has its own words for each. */
+function toLogin(reply: FastifyReply, code: SignInError) {
+  return reply.redirect(`/login?error=${SIGN_IN_ERRORS[code]}`);
 }
 
 /** Only a path on this service: no scheme, no host, no protocol-relative `//evil`. */

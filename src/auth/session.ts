@@ -38,7 +38,7 @@ export function resolveSessionSecret(configured: string | null, dataDir: string,
   if (configured) return configured;
   const file = path.join(dataDir, 'session-secret');
   if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const secret = randomBytes(48).toString('base64url');
   try {
     fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });

@@ -1,4 +1,4 @@
-import { conflict, notFound } from '../http/problem.js';
+import { conflict, notFound } from '../problem.js';
 
 const UNIQUE_VIOLATION_CODES = new Set([
   '23505', // PostgreSQL unique_violation
@@ -20,7 +20,7 @@ export function isUniqueViolation(error: unknown): boolean {
   return typeof code === 'string' && UNIQUE_VIOLATION_CODES.has(code);
 }
 
-function isForeignKeyViolation(error: unknown): boolean {
+export function isForeignKeyViolation(error: unknown): boolean {
   const code = codeOf(error);
   return typeof code === 'string' && FOREIGN_KEY_VIOLATION_CODES.has(code);
 }

@@ -3,12 +3,15 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
 import { withStatementCache } from './sqlite-statements.js';
 import { latestMigration, migrationProvider } from './migrations/index.js';
 
 export type Dialect = 'sqlite' | 'postgres';
+
+export type DatabaseConfig =
+  | { kind: 'sqlite'; file: string }
+  | { kind: 'postgres'; url: string };
 
 export interface Db {
   kysely: Kysely<Database>;
@@ -37,7 +40,7 @@ export function openDatabase(config: DatabaseConfig): Db {
 }
 
 function openSqlite(file: string): SQLite.Database {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (file !== ':memory:') createOwnerOnly(file);
   const database = new SQLite(file);
   database.pragma('journal_mode = WAL');
   database.pragma('busy_timeout = 5000');
@@ -45,6 +48,16 @@ function openSqlite(file: string): SQLite.Database {
   // WAL makes NORMAL durable against process crashes; only an OS crash can lose the last commits.
   database.pragma('synchronous = NORMAL');
   return database;
+}
+
+/**
+ * The database holds session ids and key hashes: its folder and file are created readable by the
+ * owner only. SQLite gives its -wal and -shm files the main file's mode. Existing files are left
+ * as the operator set them.
+ */
+function createOwnerOnly(file: string): void {
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
 }
 
 const TIMESTAMPTZ_OID = 1184;

@@ -3,7 +3,7 @@
  * ids are UUIDv7 strings; timestamps are ISO 8601 UTC strings (timestamptz on PostgreSQL, parsed
  * back to ISO strings by the pg driver setup); booleans are 0/1 integers; lists are JSON text.
  */
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export interface UsersTable {
   id: string;
@@ -50,10 +50,12 @@ export interface OrgsTable {
   updated_at: string;
 }
 
+export type OrgRole = 'owner' | 'member';
+
 export interface MembershipsTable {
   org_id: string;
   user_id: string;
-  role: string;
+  role: OrgRole;
   created_at: string;
 }
 
@@ -92,7 +94,15 @@ export interface UploadsTable {
   size_bytes: number;
   category: string;
   commit_sha: string | null;
+  /** As the uploader sent it; ref_kind and ref_name are what it was read as (the default branch when absent). */
   ref: string | null;
+  ref_kind: string;
+  ref_name: string;
+  /** A pull request's base branch (given, else the default branch); null for other refs. */
+  base_ref: string | null;
+  /** Against the base branch's results when processed (pull requests only). */
+  vs_base_new: number | null;
+  vs_base_fixed: number | null;
   tools: string | null;
   error: string | null;
   created_by: string | null;
@@ -108,6 +118,10 @@ export interface UploadsTable {
   unchanged_count: Generated<number>;
   findings_count: Generated<number>;
   components_count: Generated<number>;
+  /** The gate this upload was judged to once complete (JSON), null before or when it failed. */
+  gate: Generated<string | null>;
+  /** New, reopened and fixed findings by severity (JSON), once complete. */
+  changes: Generated<string | null>;
 }
 
 export interface UploadContentsTable {
@@ -115,27 +129,34 @@ export interface UploadContentsTable {
   content: Buffer;
 }
 
-export interface AnalysesTable {
-  id: string;
-  repository_id: string;
-  tool: string;
-  tool_version: string | null;
-  category: string;
-  format: string;
-  last_upload_id: string;
-  completed_at: string;
+/** Kept per analysis as uploads complete, and summed per repository, so that no read counts findings. */
+interface ScanTotals {
   open_critical: number;
   open_high: number;
   open_medium: number;
   open_low: number;
   open_info: number;
   components: number;
+}
+
+export interface AnalysesTable extends ScanTotals {
+  id: string;
+  repository_id: string;
+  ref_id: string;
+  tool: string;
+  tool_version: string | null;
+  category: string;
+  format: string;
+  last_upload_id: string;
+  completed_at: string;
   fixed_total: number;
 }
 
 export interface FindingsTable {
   id: string;
   repository_id: string;
+  /** Its analysis's ref, so a ref's findings page walks one index. */
+  ref_id: string;
   analysis_id: string;
   fingerprint: string;
   rule_id: string;
@@ -158,6 +179,10 @@ export interface FindingsTable {
   updated_at: string;
   fixed_at: string | null;
   reopened_at: string | null;
+  /** The upload that last fixed it (null while open, and for findings fixed before migration 0005). */
+  fixed_upload_id: string | null;
+  /** The upload that last reopened it. */
+  reopened_upload_id: string | null;
 }
 
 export interface ComponentsTable {
@@ -175,17 +200,29 @@ export interface ComponentsTable {
   depends_on: string;
 }
 
-export interface RepoStatusTable {
+/**
+ * A branch, tag or pull request of a repository that has received uploads, with its state and
+ * aggregates (summed from its analyses as uploads complete). The repository's status row mirrors its
+ * default branch's.
+ */
+export interface RefsTable extends ScanTotals {
+  id: string;
+  repository_id: string;
+  kind: string;
+  name: string;
+  /** A pull request's base branch as of its latest upload. */
+  base_ref: string | null;
+  state: string;
+  last_upload_at: string | null;
+  last_completed_at: string | null;
+  fixed_total: number;
+}
+
+export interface RepoStatusTable extends ScanTotals {
   repository_id: string;
   state: string;
   last_upload_at: string | null;
   last_completed_at: string | null;
-  open_critical: number;
-  open_high: number;
-  open_medium: number;
-  open_low: number;
-  open_info: number;
-  components: number;
 }
 
 export interface AuditEventsTable {
@@ -199,6 +236,73 @@ export interface AuditEventsTable {
   ip: string | null;
   details: string | null;
   created_at: string;
+}
+
+export interface OrgPoliciesTable {
+  org_id: string;
+  /** The policy document (JSON). */
+  document: string;
+  updated_at: string;
+}
+
+export interface RepoPoliciesTable {
+  repository_id: string;
+  document: string;
+  updated_at: string;
+}
+
+export interface BadgeTokensTable {
+  repository_id: string;
+  token_hash: string;
+  created_at: string;
+}
+
+export interface WebhooksTable {
+  id: string;
+  org_id: string;
+  url: string;
+  /** Signs deliveries; never returned or logged. */
+  secret: string;
+  /** JSON array of event names. */
+  events: string;
+  min_severity: string;
+  format: string;
+  active: number;
+  /** JSON array of repository ids, or null for every repository of the org. */
+  repository_ids: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  /** Also the X-Scanyard-Delivery header: the same on every attempt. */
+  id: string;
+  webhook_id: string;
+  event: string;
+  /** The event as JSON; rendered in the hook's format when sent. */
+  payload: string;
+  /** pending, delivering, succeeded or failed. */
+  status: string;
+  /** Attempts so far; also the fencing token of the current claim. */
+  attempts: Generated<number>;
+  next_attempt_at: string | null;
+  lease_until: string | null;
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  last_duration_ms: number | null;
+  last_response_body: string | null;
+  last_error: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+/** A SERVICE_ADMINS login entry and the forge account its first sign-in pinned it to. */
+export interface AdminPinsTable {
+  entry: string;
+  provider_id: string;
+  forge_user_id: string;
+  pinned_at: string;
 }
 
 export interface Database {
@@ -216,19 +320,28 @@ export interface Database {
   findings: FindingsTable;
   components: ComponentsTable;
   repo_status: RepoStatusTable;
+  refs: RefsTable;
   audit_events: AuditEventsTable;
+  admin_pins: AdminPinsTable;
+  org_policies: OrgPoliciesTable;
+  repo_policies: RepoPoliciesTable;
+  badge_tokens: BadgeTokensTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
-export type NewUser = Insertable<UsersTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type OrgRow = Selectable<OrgsTable>;
 export type RepoRow = Selectable<ReposTable>;
 export type TeamRow = Selectable<TeamsTable>;
 export type UploadRow = Selectable<UploadsTable>;
-export type UploadUpdate = Updateable<UploadsTable>;
 export type AnalysisRow = Selectable<AnalysesTable>;
 export type FindingRow = Selectable<FindingsTable>;
 export type ComponentRow = Selectable<ComponentsTable>;
 export type RepoStatusRow = Selectable<RepoStatusTable>;
+export type RefRow = Selectable<RefsTable>;
 export type AuditEventRow = Selectable<AuditEventsTable>;
+export type AdminPinRow = Selectable<AdminPinsTable>;
+export type WebhookRow = Selectable<WebhooksTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { HttpProblem, problemBody, type FieldError } from './problem.js';
+import { HttpProblem, type FieldError } from '../problem.js';
+import { problemBody } from './problem.js';
+import { DISPLAY_NAME_FORMAT, DISPLAY_NAME_RULE } from '../names.js';
 
 /** Every error leaves as application/problem+json; a 500 never shows its cause to the client. */
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -35,7 +37,9 @@ function validationErrors(error: FastifyError): FieldError[] {
     let path = issue.instancePath;
     if (typeof params.additionalProperty === 'string') path += `/${params.additionalProperty}`;
     if (typeof params.missingProperty === 'string') path += `/${params.missingProperty}`;
-    const message = typeof params.additionalProperty === 'string' ? 'is not a known field' : (issue.message ?? 'is invalid');
+    const message = typeof params.additionalProperty === 'string' ? 'is not a known field'
+      : params.format === DISPLAY_NAME_FORMAT ? DISPLAY_NAME_RULE
+        : (issue.message ?? 'is invalid');
     return { path: context === 'body' ? path || '/' : `/${context}${path}`, message };
   });
 }

@@ -8,7 +8,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
   const tags = ['health'];
   app.get('/healthz', {
     schema: { tags, summary: 'The process is up', response: { 200: Health } },
-    config: { auth: 'none' },
+    config: { auth: 'none', anyHost: true },
   }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', {
@@ -17,7 +17,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
       summary: 'The database answers and its migrations are applied',
       response: { 200: Health, 503: Health },
     },
-    config: { auth: 'none' },
+    config: { auth: 'none', anyHost: true },
   }, async (_request, reply) => {
     const ready = await db.isReady();
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'database unavailable' });

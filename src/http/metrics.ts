@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { unauthorized } from './problem.js';
+import { unauthorized } from '../problem.js';
 
 export interface QueueStats {
   pending: number;

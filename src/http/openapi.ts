@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { TSchema } from 'typebox';
 import { ProblemSchema } from './problem.js';
-import { GenericFindingsSchema } from '../scans/parsers/findings/generic.js';
-import { GENERIC_FINDINGS_COMPONENT, UPLOAD_PATH, uploadRequestBody } from '../scans/upload-doc.js';
+import { SWAGGER_UI_CSP, securityHeaders } from './security-headers.js';
 
-export const SESSION_SCHEME = 'session';
-export const BEARER_SCHEME = 'apiKey';
+const SESSION_SCHEME = 'session';
+const BEARER_SCHEME = 'apiKey';
 
 export interface RegisteredRoute {
   method: string;
@@ -21,8 +21,17 @@ export function registeredRoutes(app: FastifyInstance): readonly RegisteredRoute
   return registered.get(app) ?? [];
 }
 
+/**
+ * What route schemas cannot say: shared schemas published under their $id, and the request bodies
+ * of routes that stream their body instead of letting Fastify parse it, by OpenAPI path.
+ */
+export interface DocumentExtras {
+  schemas: TSchema[];
+  requestBodies: Record<string, unknown>;
+}
+
 /** Must be registered before any route, so that every route lands in the document. */
-export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, version: string, extras: DocumentExtras): Promise<void> {
   const routes: RegisteredRoute[] = [];
   registered.set(app, routes);
   app.addHook('onRoute', (route) => {
@@ -30,7 +39,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
     for (const method of [route.method].flat()) routes.push({ method, url: route.url, hidden });
   });
   app.addSchema(ProblemSchema);
-  app.addSchema({ ...GenericFindingsSchema, $id: GENERIC_FINDINGS_COMPONENT, title: 'Scanyard generic findings format' });
+  for (const schema of extras.schemas) app.addSchema(schema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -49,16 +58,20 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       },
       security: [{ [SESSION_SCHEME]: [] }, { [BEARER_SCHEME]: [] }],
     },
-    transformObject: (document) => ('openapiObject' in document ? withUploadBody(document.openapiObject as OpenApiDocument) : document.swaggerObject),
+    transformObject: (document) => ('openapiObject' in document ? withRequestBodies(document.openapiObject as OpenApiDocument, extras.requestBodies) : document.swaggerObject),
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/swagger' });
+  // Swagger UI is a page of ours like the web UI: a CSP on each of its files, so it cannot be framed
+  // (nosniff is on every response of the app).
+  await app.register(swaggerUi, { routePrefix: '/swagger', staticCSP: SWAGGER_UI_CSP });
   const hide = { hide: true };
-  app.get('/swagger/doc.json', { schema: hide, config: { auth: 'none' } }, async () => app.swagger());
+  app.get('/swagger/doc.json', { schema: hide, config: { auth: 'none' } }, async (_request, reply) =>
+    securityHeaders(reply, SWAGGER_UI_CSP).send(app.swagger()),
+  );
   app.get('/swagger/swagger.yaml', { schema: hide, config: { auth: 'none' } }, async (_request, reply) =>
-    reply.type('application/yaml').send(app.swagger({ yaml: true })),
+    securityHeaders(reply, SWAGGER_UI_CSP).type('application/yaml').send(app.swagger({ yaml: true })),
   );
   app.get('/swagger/index.html', { schema: hide, config: { auth: 'none' } }, async (_request, reply) =>
     reply.redirect('/swagger/'),
@@ -67,9 +80,10 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
 
 type OpenApiDocument = { paths?: Record<string, Record<string, Record<string, unknown>>> };
 
-/** The upload route streams its body, so its request body is described here rather than by a schema. */
-function withUploadBody(document: OpenApiDocument): OpenApiDocument {
-  const post = document.paths?.[UPLOAD_PATH]?.post;
-  if (post) post.requestBody = uploadRequestBody;
+function withRequestBodies(document: OpenApiDocument, bodies: Record<string, unknown>): OpenApiDocument {
+  for (const [path, body] of Object.entries(bodies)) {
+    const post = document.paths?.[path]?.post;
+    if (post) post.requestBody = body;
+  }
   return document;
 }

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import { Redis } from 'ioredis';
-import type { RateLimitConfig } from '../config.js';
-import { HttpProblem } from './problem.js';
+import { HttpProblem } from '../problem.js';
 
 const WINDOW_MS = 60_000;
 
@@ -12,7 +11,10 @@ const WINDOW_MS = 60_000;
  * between the guard's two hooks: it knows who is asking, and anonymous calls are counted before
  * they are refused.
  */
-export async function registerRateLimit(app: FastifyInstance, limits: RateLimitConfig, redisUrl: string | null): Promise<void> {
+/** Requests per minute: per key or signed-in user, per IP when anonymous, and per IP on /auth/*. */
+type Limits = { perUser: number; perIp: number; auth: number };
+
+export async function registerRateLimit(app: FastifyInstance, limits: Limits, redisUrl: string | null): Promise<void> {
   const redis = redisUrl ? new Redis(redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1 }) : null;
   if (redis) {
     redis.on('error', (error) => app.log.warn({ err: error }, 'redis for rate limits is unavailable'));
@@ -26,7 +28,7 @@ export async function registerRateLimit(app: FastifyInstance, limits: RateLimitC
     timeWindow: WINDOW_MS,
     max: (_request, key) => (key.startsWith('auth:') ? limits.auth : key.startsWith('ip:') ? limits.perIp : limits.perUser),
     keyGenerator: rateKey,
-    allowList: (request) => !isLimited(request.url),
+    allowList: (request) => !isLimited(request.routeOptions.url),
     enableDraftSpec: true,
     // Rate limiting must not take the service down with Redis: without it, requests go through.
     skipOnError: true,
@@ -37,12 +39,13 @@ export async function registerRateLimit(app: FastifyInstance, limits: RateLimitC
 }
 
 function rateKey(request: FastifyRequest): string {
-  const actor = request.actor;
+  const actor = request.actorOrNull;
   if (actor?.key) return `key:${actor.key.id}`;
   if (actor) return `user:${actor.user.id}`;
-  return request.url.startsWith('/auth/') ? `auth:${request.ip}` : `ip:${request.ip}`;
+  return request.routeOptions.url?.startsWith('/auth/') ? `auth:${request.ip}` : `ip:${request.ip}`;
 }
 
-function isLimited(url: string): boolean {
-  return url.startsWith('/api/') || url.startsWith('/auth/');
+/** Decided on the route that matched, like authentication: no spelling of a URL opts out. */
+function isLimited(pattern: string | undefined): boolean {
+  return pattern !== undefined && (pattern.startsWith('/api/') || pattern.startsWith('/auth/') || pattern.startsWith('/badge/'));
 }

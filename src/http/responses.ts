@@ -26,7 +26,7 @@ export function problems(...codes: number[]): Record<number, unknown> {
 }
 
 /** A paginated list response: the array and the pagination headers. */
-export function pageOf<T extends TSchema>(item: T, description: string) {
+export function pageResponse<T extends TSchema>(item: T, description: string) {
   return { description, headers: paginationHeaders, content: { 'application/json': { schema: Type.Array(item) } } };
 }
 

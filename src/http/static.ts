@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { sendProblem } from './errors.js';
+import { APP_CSP, securityHeaders } from './security-headers.js';
 
 /** Paths that belong to the server: an unknown one is a problem+json 404, never the app's page. */
 const SERVER_PATHS = /^\/(api|auth|swagger|healthz|readyz|metrics)(\/|$)/;
@@ -13,18 +14,6 @@ const HASHED_ASSETS = /^\/assets\/[^/]+-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 // Revalidated on every load (ETag / Last-Modified), so a deploy shows at once.
 const REVALIDATE = 'no-cache';
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  // Avatars come from the forge.
-  "img-src 'self' data: https:",
-  "connect-src 'self'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "object-src 'none'",
-].join('; ');
 
 export interface WebUiOptions {
   /** The built app (vite's outDir); defaults to dist/web of this checkout. */
@@ -57,13 +46,13 @@ export const webUi: FastifyPluginAsync<WebUiOptions> = async (app, options) => {
     const file = pathname === '/' ? null : await fileUnder(root, pathname);
     if (file) {
       reply.header('cache-control', HASHED_ASSETS.test(pathname) ? IMMUTABLE : REVALIDATE);
-      if (file.endsWith('.html')) securityHeaders(reply);
+      if (file.endsWith('.html')) securityHeaders(reply, APP_CSP);
       return reply.sendFile(file, root, { cacheControl: false });
     }
     if (pathname !== '/' && !acceptsHtml(request)) return reply.callNotFound();
     if (!(await fileUnder(root, '/index.html'))) return notBuilt(request, reply, root);
     reply.header('cache-control', REVALIDATE);
-    securityHeaders(reply);
+    securityHeaders(reply, APP_CSP);
     return reply.sendFile('index.html', root, { cacheControl: false });
   });
 };
@@ -90,13 +79,6 @@ async function fileUnder(root: string, pathname: string): Promise<string | null>
 
 function acceptsHtml(request: FastifyRequest): boolean {
   return (request.headers.accept ?? '').includes('text/html');
-}
-
-function securityHeaders(reply: FastifyReply): void {
-  reply
-    .header('content-security-policy', CONTENT_SECURITY_POLICY)
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'same-origin');
 }
 
 function notBuilt(request: FastifyRequest, reply: FastifyReply, root: string) {

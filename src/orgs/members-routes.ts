@@ -1,37 +1,24 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { Services } from '../services.js';
-import { PageQuery, pageOf as toPage, sendPage } from '../http/pagination.js';
-import { created, NoContent, pageOf, problems } from '../http/responses.js';
+import { replyPage } from '../http/pagination.js';
+import { created, problems } from '../http/responses.js';
 import { acceptJsonOnly, JSON_BODY_LIMIT } from '../http/json-body.js';
-import { MemberSchema, presentMember, PutMemberBody } from './members-presenter.js';
+import { deleteRoute, listRoute, readRoute } from '../http/route-options.js';
+import { IdParams } from '../http/schemas.js';
+import { MemberParams, MemberSchema, PutMemberBody } from './members-schema.js';
+import { presentMember } from './members-presenter.js';
 
 const tags = ['members'];
-const OrgParams = Type.Object({ id: Type.String() });
-const MemberParams = Type.Object({ id: Type.String(), user_id: Type.String() });
 
 export const memberRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const members = services.memberService;
   acceptJsonOnly(app);
 
-  app.get('/orgs/:id/members', {
-    schema: {
-      tags, summary: 'List the members of an organization with their roles',
-      params: OrgParams, querystring: PageQuery,
-      response: { 200: pageOf(MemberSchema, 'The members, in the order they joined.'), ...problems(400, 401, 404) },
-    },
-  }, async (request, reply) => {
-    const page = toPage(request.query);
-    const { total, items } = await members.list(request.actor!, request.params.id, page);
-    return sendPage(request, reply, page, total, items.map(presentMember));
-  });
+  app.get('/orgs/:id/members', listRoute({ tags, summary: 'List the members of an organization with their roles', params: IdParams }, MemberSchema, 'The members, in the order they joined.', 404),
+    (request, reply) => replyPage(request, reply, (page) => members.list(request.actor!, request.params.id, page), presentMember));
 
-  app.get('/orgs/:id/members/:user_id', {
-    schema: {
-      tags, summary: 'Get one member of an organization and their role',
-      params: MemberParams, response: { 200: MemberSchema, ...problems(401, 404) },
-    },
-  }, async (request) => presentMember(await members.get(request.actor!, request.params.id, request.params.user_id)));
+  app.get('/orgs/:id/members/:user_id', readRoute({ tags, summary: 'Get one member of an organization and their role', params: MemberParams }, MemberSchema),
+    async (request) => presentMember(await members.get(request.actor!, request.params.id, request.params.user_id)));
 
   app.put('/orgs/:id/members/:user_id', {
     bodyLimit: JSON_BODY_LIMIT,
@@ -51,13 +38,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     return presentMember(member);
   });
 
-  app.delete('/orgs/:id/members/:user_id', {
-    schema: {
-      tags, summary: 'Remove a member from an organization and its teams (owners)',
-      params: MemberParams,
-      response: { 204: NoContent, ...problems(401, 403, 404, 409) },
-    },
-  }, async (request, reply) => {
+  app.delete('/orgs/:id/members/:user_id', deleteRoute({ tags, summary: 'Remove a member from an organization and its teams (owners)', params: MemberParams }, 409), async (request, reply) => {
     await members.remove(request.actor!, request.params.id, request.params.user_id, request.ip);
     return reply.code(204).send(null);
   });

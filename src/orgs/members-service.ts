@@ -1,30 +1,33 @@
 import type { Actor } from '../auth/actor.js';
 import type { AuditStore } from '../audit/store.js';
 import type { UserStore } from '../users/store.js';
-import type { Page } from '../http/pagination.js';
-import { conflict, HttpProblem, notFound } from '../http/problem.js';
+import type { Page } from '../db/page.js';
+import type { OrgRole } from '../db/schema.js';
+import type { InTransaction } from '../db/transaction.js';
+import { conflict, HttpProblem, notFound } from '../problem.js';
 import { now } from '../db/time.js';
-import type { MemberRow, MemberStore, OrgRole } from './members-store.js';
-import type { OrgPolicy } from './policy.js';
-import type { InOrgTransaction, OrgTx } from './transaction.js';
+import type { Policy } from '../policy.js';
+import type { MemberRow, MemberStore } from './members-store.js';
+import type { OrgTx } from './service.js';
 
 const ORG = 'The organization';
 const lastOwner = () => conflict('An organization must keep at least one owner; make someone else an owner first.');
 
-export function memberService(members: MemberStore, users: UserStore, policy: OrgPolicy, inTransaction: InOrgTransaction, audit: AuditStore) {
+export function memberService(members: MemberStore, users: UserStore, policy: Policy, inTransaction: InTransaction<OrgTx>, audit: AuditStore) {
   /** Locks the org row first, so the owner count read below cannot go stale before commit. */
   async function lockOrg(tx: OrgTx, orgId: string): Promise<void> {
     if (!(await tx.orgs.lock(orgId))) throw notFound(ORG);
   }
+  const inOrg = (orgId: string) => ({ orgId, what: ORG });
 
   return {
     async list(actor: Actor, orgId: string, page: Page) {
-      await policy.authorize(actor, orgId, 'read', ORG);
+      await policy.require(actor, 'member.read', inOrg(orgId));
       return members.page(orgId, page);
     },
 
     async get(actor: Actor, orgId: string, userId: string): Promise<MemberRow> {
-      await policy.authorize(actor, orgId, 'read', ORG);
+      await policy.require(actor, 'member.read', inOrg(orgId));
       const member = await members.byUser(orgId, userId);
       if (!member) throw notFound('The member');
       return member;
@@ -32,7 +35,7 @@ export function memberService(members: MemberStore, users: UserStore, policy: Or
 
     /** Adds the user, or changes their role. `created` tells which. */
     async put(actor: Actor, orgId: string, userId: string, role: OrgRole, ip: string): Promise<{ member: MemberRow; created: boolean }> {
-      await policy.authorize(actor, orgId, 'manage', ORG);
+      await policy.require(actor, 'member.manage', inOrg(orgId));
       const user = await users.byId(userId);
       // Users exist once they have signed in; checked explicitly so the rule survives other ways of creating them.
       if (!user?.last_login_at) {
@@ -62,7 +65,7 @@ export function memberService(members: MemberStore, users: UserStore, policy: Or
 
     /** Removes the user from the org and from its teams. */
     async remove(actor: Actor, orgId: string, userId: string, ip: string): Promise<void> {
-      await policy.authorize(actor, orgId, 'manage', ORG);
+      await policy.require(actor, 'member.manage', inOrg(orgId));
       const removed = await inTransaction(async (tx) => {
         await lockOrg(tx, orgId);
         const current = await tx.members.byUser(orgId, userId);
@@ -76,4 +79,3 @@ export function memberService(members: MemberStore, users: UserStore, policy: Or
     },
   };
 }
-export type MemberService = ReturnType<typeof memberService>;

@@ -1,8 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-import type { Page } from '../http/pagination.js';
-
-export type OrgRole = 'owner' | 'member';
+import type { Database, OrgRole } from '../db/schema.js';
+import { paginate, type Page, type Paged } from '../db/page.js';
 
 export interface MemberRow {
   user_id: string;
@@ -14,35 +12,27 @@ export interface MemberRow {
 }
 
 export function memberStore(db: Kysely<Database>) {
-  const members = () => db.selectFrom('memberships')
-    .innerJoin('users', 'users.id', 'memberships.user_id')
-    .select(['memberships.user_id', 'users.login', 'users.name', 'users.avatar_url', 'memberships.role', 'memberships.created_at as joined_at']);
+  const joined = () => db.selectFrom('memberships').innerJoin('users', 'users.id', 'memberships.user_id');
+  const COLUMNS = ['memberships.user_id', 'users.login', 'users.name', 'users.avatar_url', 'memberships.role', 'memberships.created_at as joined_at'] as const;
 
   return {
     /** One query for what the policy needs: undefined when the org does not exist, else the user's role in it. */
-    async access(orgId: string, userId: string): Promise<{ role: OrgRole | null } | undefined> {
+    async roleIn(orgId: string, userId: string): Promise<{ role: OrgRole | null } | undefined> {
       const row = await db.selectFrom('orgs')
         .leftJoin('memberships', (join) => join.onRef('memberships.org_id', '=', 'orgs.id').on('memberships.user_id', '=', userId))
         .select('memberships.role')
         .where('orgs.id', '=', orgId)
         .executeTakeFirst();
-      return row && { role: (row.role as OrgRole | null) ?? null };
+      return row && { role: row.role ?? null };
     },
 
-    async page(orgId: string, page: Page): Promise<{ total: number; items: MemberRow[] }> {
-      const [count, items] = await Promise.all([
-        db.selectFrom('memberships').where('org_id', '=', orgId)
-          .select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-        members().where('memberships.org_id', '=', orgId)
-          .orderBy('memberships.created_at').orderBy('memberships.user_id')
-          .limit(page.perPage).offset(page.offset).execute(),
-      ]);
-      return { total: Number(count.n), items: items as MemberRow[] };
+    page(orgId: string, page: Page): Promise<Paged<MemberRow>> {
+      return paginate(joined().where('memberships.org_id', '=', orgId), page,
+        (q) => q.select(COLUMNS).orderBy('memberships.created_at').orderBy('memberships.user_id'));
     },
 
     async byUser(orgId: string, userId: string): Promise<MemberRow | undefined> {
-      const row = await members().where('memberships.org_id', '=', orgId).where('memberships.user_id', '=', userId).executeTakeFirst();
-      return row as MemberRow | undefined;
+      return joined().select(COLUMNS).where('memberships.org_id', '=', orgId).where('memberships.user_id', '=', userId).executeTakeFirst();
     },
 
     async insert(orgId: string, userId: string, role: OrgRole, at: string): Promise<void> {
@@ -62,6 +52,11 @@ export function memberStore(db: Kysely<Database>) {
       const row = await db.selectFrom('memberships').where('org_id', '=', orgId).where('role', '=', 'owner')
         .select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       return Number(row.n);
+    },
+
+    async orgIdsOf(userId: string): Promise<string[]> {
+      const rows = await db.selectFrom('memberships').select('org_id').where('user_id', '=', userId).execute();
+      return rows.map((r) => r.org_id);
     },
 
     /** Those of `userIds` that belong to the org. */

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { DISPLAY_NAME_FORMAT } from '../names.js';
 
 /**
  * Org, repo and team names are unique ignoring case. The key is computed here rather than with SQL
@@ -16,7 +17,8 @@ export const NameField = (unique: string) => Type.String({
   minLength: 1,
   maxLength: NAME_MAX,
   pattern: '^\\S(.*\\S)?$',
-  description: `1-${NAME_MAX} characters without leading or trailing spaces; unique ${unique}, ignoring case.`,
+  format: DISPLAY_NAME_FORMAT,
+  description: `1-${NAME_MAX} characters without leading or trailing spaces, at least one of them visible, no bidirectional controls; unique ${unique}, ignoring case.`,
 });
 
 export const DescriptionField = Type.String({ maxLength: DESCRIPTION_MAX, description: `Up to ${DESCRIPTION_MAX} characters.` });

@@ -1,13 +1,13 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database, OrgRow } from '../db/schema.js';
-import type { Page } from '../http/pagination.js';
+import { paginate, type Page, type Paged } from '../db/page.js';
 import { containsIgnoringCase } from '../db/like.js';
 
 export type OrgWithCounts = OrgRow & { repo_count: number };
 
 /**
  * Which orgs a list may show: only those `memberOf` belongs to (null: any), and only `onlyIds`
- * (null: any). The policy decides the values.
+ * (null: any). The policy decides the values (policy.orgListScope).
  */
 export interface OrgListScope {
   memberOf: string | null;
@@ -31,7 +31,7 @@ export function orgStore(db: Kysely<Database>) {
       return row && counted(row);
     },
 
-    async page(scope: OrgListScope, q: string, page: Page): Promise<{ total: number; items: OrgWithCounts[] }> {
+    async page(scope: OrgListScope, q: string, page: Page): Promise<Paged<OrgWithCounts>> {
       if (scope.onlyIds?.length === 0) return { total: 0, items: [] };
       let base = db.selectFrom('orgs');
       if (scope.memberOf !== null) {
@@ -40,11 +40,8 @@ export function orgStore(db: Kysely<Database>) {
       }
       if (scope.onlyIds !== null) base = base.where('orgs.id', 'in', scope.onlyIds);
       if (q) base = base.where(containsIgnoringCase('orgs.name_key', q));
-      const [count, items] = await Promise.all([
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-        base.selectAll('orgs').select(repoCount).orderBy('orgs.created_at').orderBy('orgs.id').limit(page.perPage).offset(page.offset).execute(),
-      ]);
-      return { total: Number(count.n), items: items.map(counted) };
+      const { total, items } = await paginate(base, page, (q) => q.selectAll('orgs').select(repoCount).orderBy('orgs.created_at').orderBy('orgs.id'));
+      return { total, items: items.map(counted) };
     },
 
     async update(id: string, fields: Partial<Pick<OrgRow, 'name' | 'name_key' | 'description'>> & { updated_at: string }): Promise<void> {

@@ -1,61 +1,74 @@
 import type { Actor } from '../auth/actor.js';
 import type { AuditStore } from '../audit/store.js';
 import type { RepoRow } from '../db/schema.js';
-import type { Page } from '../http/pagination.js';
-import { notFound } from '../http/problem.js';
+import type { Page } from '../db/page.js';
+import { notFound } from '../problem.js';
 import { conflictOnDuplicate } from '../db/errors.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
-import { accessOf, authorizeAccess, type OrgPolicy } from '../orgs/policy.js';
+import type { OrgAction, Policy } from '../policy.js';
 import { nameKey } from '../orgs/names.js';
 import type { RepoStore, RepoWithScan } from './store.js';
-import type { CreateRepoBody } from './presenter.js';
+
+export interface NewRepo {
+  name: string;
+  url?: string | null;
+  defaultBranch?: string | null;
+}
 
 const REPO = 'The repository';
+const ORG = 'The organization';
 
-export function repoService(repos: RepoStore, policy: OrgPolicy, audit: AuditStore) {
+export function repoService(repos: RepoStore, policy: Policy, audit: AuditStore) {
   /**
-   * The repository, when the actor may see it (any member of its org, or an administrator, within
-   * the key's orgs); 404 otherwise, exactly as when it does not exist. Seeing a repo is also what
-   * uploading to it needs; the key's scope is checked by the route.
+   * The repository, when the actor may do `action` to it; 404 (naming `what`) when it does not
+   * exist or is not theirs to see, 403 when it is visible but the action is not allowed. The role
+   * is read with the repository, in one query: this is the hot read path.
    */
-  async function visibleRepo(actor: Actor, repoId: string): Promise<RepoWithScan> {
+  async function authorized(actor: Actor, repoId: string, action: OrgAction, what = REPO): Promise<RepoWithScan> {
     const repo = await repos.byIdFor(repoId, actor.user.id);
-    if (!repo) throw notFound(REPO);
-    authorizeAccess(accessOf(actor, repo.org_id, repo.member_role), 'read', REPO);
+    if (!repo) throw notFound(what);
+    await policy.require(actor, action, { orgId: repo.org_id, role: repo.member_role, what });
     return repo;
   }
 
   return {
-    visibleRepo,
+    authorized,
+
+    /** What GET /repos/{id} answers, and what reading a repository's scan results needs. */
+    visibleRepo: (actor: Actor, repoId: string) => authorized(actor, repoId, 'repo.read'),
+
+    /** A repository named as CI configuration names it (`acme/payments-api`); 404 when not visible. */
+    async lookup(actor: Actor, orgName: string, repoName: string): Promise<RepoWithScan> {
+      const repo = await repos.byNamesFor(nameKey(orgName), nameKey(repoName), actor.user.id);
+      if (!repo) throw notFound(REPO);
+      await policy.require(actor, 'repo.read', { orgId: repo.org_id, role: repo.member_role, what: REPO });
+      return repo;
+    },
 
     async list(actor: Actor, orgId: string, q: string, page: Page) {
-      await policy.authorize(actor, orgId, 'read', 'The organization');
+      await policy.require(actor, 'repo.read', { orgId, what: ORG });
       return repos.page(orgId, q, page);
     },
 
-    async create(actor: Actor, orgId: string, body: CreateRepoBody, ip: string): Promise<RepoRow> {
-      await policy.authorize(actor, orgId, 'manage', 'The organization');
+    async create(actor: Actor, orgId: string, input: NewRepo, ip: string): Promise<RepoRow> {
+      await policy.require(actor, 'repo.manage', { orgId, what: ORG });
       const at = now();
       const repo: RepoRow = {
-        id: newId(), org_id: orgId, name: body.name, name_key: nameKey(body.name),
-        url: body.url ?? null, default_branch: body.default_branch ?? null, created_at: at, updated_at: at,
+        id: newId(), org_id: orgId, name: input.name, name_key: nameKey(input.name),
+        url: input.url ?? null, default_branch: input.defaultBranch ?? null, created_at: at, updated_at: at,
       };
       await conflictOnDuplicate(() => repos.insert(repo),
-        `This organization already has a repository named "${body.name}" (names are compared ignoring case).`, 'The organization');
+        `This organization already has a repository named "${input.name}" (names are compared ignoring case).`, ORG);
       await audit.record({ action: 'repo.created', actor: actor.user, orgId, ip, target: { type: 'repo', id: repo.id }, details: { name: repo.name } });
       return repo;
     },
 
     async delete(actor: Actor, repoId: string, ip: string): Promise<void> {
-      const repo = await repos.byId(repoId);
-      if (!repo) throw notFound(REPO);
-      await policy.authorize(actor, repo.org_id, 'manage', REPO);
+      const repo = await authorized(actor, repoId, 'repo.manage');
       // Foreign keys cascade: its uploads, analyses, findings and status go with it.
       if (!(await repos.delete(repoId))) throw notFound(REPO);
       await audit.record({ action: 'repo.deleted', actor: actor.user, orgId: repo.org_id, ip, target: { type: 'repo', id: repoId }, details: { name: repo.name } });
     },
   };
 }
-export type RepoService = ReturnType<typeof repoService>;
-export type VisibleRepo = RepoService['visibleRepo'];

@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Database, RepoRow, RepoStatusRow } from '../db/schema.js';
-import type { Page } from '../http/pagination.js';
+import type { Database, OrgRole, RepoRow, RepoStatusRow } from '../db/schema.js';
+import { paginate, type Page, type Paged } from '../db/page.js';
 import { containsIgnoringCase } from '../db/like.js';
-import type { OrgRole } from '../orgs/members-store.js';
 
 /** A repository with its scan summary (null columns when it was never scanned). */
 export type RepoWithScan = RepoRow & { [K in keyof Omit<RepoStatusRow, 'repository_id'>]: RepoStatusRow[K] | null };
@@ -13,15 +12,11 @@ const SCAN_COLUMNS = [
 ] as const;
 
 export function repoStore(db: Kysely<Database>) {
-  const withScan = () => db.selectFrom('repos').leftJoin('repo_status', 'repo_status.repository_id', 'repos.id')
-    .selectAll('repos').select(SCAN_COLUMNS);
+  const joined = () => db.selectFrom('repos').leftJoin('repo_status', 'repo_status.repository_id', 'repos.id');
+  const withScan = () => joined().selectAll('repos').select(SCAN_COLUMNS);
   return {
     async insert(repo: RepoRow): Promise<void> {
       await db.insertInto('repos').values(repo).execute();
-    },
-
-    byId(id: string): Promise<RepoWithScan | undefined> {
-      return withScan().where('repos.id', '=', id).executeTakeFirst();
     },
 
     /** The repository, its scan summary and the user's role in its org, in one query (the hot read path). */
@@ -30,21 +25,28 @@ export function repoStore(db: Kysely<Database>) {
         .leftJoin('memberships', (join) => join.onRef('memberships.org_id', '=', 'repos.org_id').on('memberships.user_id', '=', userId))
         .select('memberships.role as member_role')
         .where('repos.id', '=', id)
-        .executeTakeFirst() as Promise<(RepoWithScan & { member_role: OrgRole | null }) | undefined>;
+        .executeTakeFirst();
     },
 
-    async page(orgId: string, q: string, page: Page): Promise<{ total: number; items: RepoWithScan[] }> {
-      let count = db.selectFrom('repos').where('org_id', '=', orgId);
-      let items = withScan().where('repos.org_id', '=', orgId);
-      if (q) {
-        count = count.where(containsIgnoringCase('repos.name_key', q));
-        items = items.where(containsIgnoringCase('repos.name_key', q));
-      }
-      const [counted, rows] = await Promise.all([
-        count.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-        items.orderBy('repos.created_at').orderBy('repos.id').limit(page.perPage).offset(page.offset).execute(),
-      ]);
-      return { total: Number(counted.n), items: rows };
+    /** The repository and its scan summary, whoever asks (badges check their token instead). */
+    byId(id: string): Promise<RepoWithScan | undefined> {
+      return withScan().where('repos.id', '=', id).executeTakeFirst();
+    },
+
+    /** The same, found by its org's and its own name keys. */
+    byNamesFor(orgNameKey: string, repoNameKey: string, userId: string): Promise<(RepoWithScan & { member_role: OrgRole | null }) | undefined> {
+      return withScan()
+        .innerJoin('orgs', 'orgs.id', 'repos.org_id')
+        .leftJoin('memberships', (join) => join.onRef('memberships.org_id', '=', 'repos.org_id').on('memberships.user_id', '=', userId))
+        .select('memberships.role as member_role')
+        .where('orgs.name_key', '=', orgNameKey).where('repos.name_key', '=', repoNameKey)
+        .executeTakeFirst();
+    },
+
+    page(orgId: string, q: string, page: Page): Promise<Paged<RepoWithScan>> {
+      let filtered = joined().where('repos.org_id', '=', orgId);
+      if (q) filtered = filtered.where(containsIgnoringCase('repos.name_key', q));
+      return paginate(filtered, page, (query) => query.selectAll('repos').select(SCAN_COLUMNS).orderBy('repos.created_at').orderBy('repos.id'));
     },
 
     async delete(id: string): Promise<boolean> {

@@ -1,30 +1,36 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Actor } from '../auth/actor.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import type { RepoWithScan } from '../repos/store.js';
 import { uploadStore } from './upload-store.js';
 import { resultsStore } from './results-store.js';
-import { scanService } from './service.js';
+import { scanService, type AuthorizedRepo } from './service.js';
+import { refStore } from '../refs/store.js';
+import { refService } from '../refs/service.js';
+import { settlementWatch } from './settled.js';
 import { processClaimed, startWorkers, type UploadEvents, type WorkerOptions, type WorkerPool } from './worker.js';
 
 const MAX_ATTEMPTS = 5;
 const POLL_MS = 1000;
 
 /** Uploads, results and the ingest workers, wired together. */
-export function createScans(config: Config, db: Db, visibleRepo: (actor: Actor, repoId: string) => Promise<RepoWithScan>) {
+export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRepo) {
   const uploads = uploadStore(db.kysely, db.dialect);
   const results = resultsStore(db.kysely);
+  const refs = refStore(db.kysely);
   const options: WorkerOptions = { leaseMs: config.uploadLeaseMs, pollMs: POLL_MS, maxAttempts: MAX_ATTEMPTS };
   let pool: WorkerPool | null = null;
-  const events: UploadEvents = {};
+  const settlements = settlementWatch(config.database);
+  const events: UploadEvents = { settled: (uploadId) => settlements.settled(uploadId) };
 
   return {
     uploads,
     results,
     events,
+    settlements,
+    refs,
+    refService: refService(refs, authorizedRepo),
     service: scanService({
-      uploads, results, visibleRepo,
+      uploads, results, refs, authorizedRepo, settlements,
       onAccepted: (format) => {
         events.accepted?.(format);
         pool?.wake();
@@ -44,6 +50,15 @@ export function createScans(config: Config, db: Db, visibleRepo: (actor: Actor, 
     async pruneRawContents(): Promise<number> {
       if (config.rawRetentionDays === 0) return 0;
       return uploads.pruneContents(new Date(Date.now() - config.rawRetentionDays * 86_400_000).toISOString());
+    },
+
+    /**
+     * Removes branches and pull requests idle past SERVICE_REF_RETENTION_DAYS (0 keeps them
+     * forever), with their results; never a default branch, never a tag.
+     */
+    async pruneIdleRefs(at: Date = new Date()): Promise<number> {
+      if (config.refRetentionDays === 0) return 0;
+      return refs.removeIdle(new Date(at.getTime() - config.refRetentionDays * 86_400_000).toISOString());
     },
 
     /** Processes every waiting upload now, in this call (tests and the benchmark use it). */

@@ -1,13 +1,16 @@
-import type { UploadRow } from '../db/schema.js';
+import type { RefRow, UploadRow } from '../db/schema.js';
 import type { Db } from '../db/index.js';
 import type { NormalisedAnalysis, NormalisedFinding, NormalisedScan, ScanFormat } from './parsers/types.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
 import { fingerprintAll } from './fingerprint.js';
 import { holdsClaim } from './upload-store.js';
-import { refreshRepoState, refreshRepoTotals } from './status-store.js';
+import { refreshRefState, refreshRefTotals } from './status-store.js';
 import { trackingStore, type ExistingFinding, type NewFinding, type TrackingStore } from './tracking-store.js';
-import { SEVERITY_RANK, zeroCounts } from './severity.js';
+import { zeroCounts } from './severity.js';
+import { SEVERITY_RANK } from './parsers/severity.js';
+import { judgeUpload } from '../gates/judge.js';
+import { enqueueUploadCompleted } from '../webhooks/outbox.js';
 
 export interface ImportCounts {
   new: number;
@@ -18,20 +21,38 @@ export interface ImportCounts {
   components: number;
 }
 
+/** A pull request's upload against its base branch's current results. */
+export interface VsBase {
+  new: number;
+  fixed: number;
+}
+
 /**
- * Applies a parsed upload in one transaction: each analysis's findings are matched by fingerprint
- * (new ones open, missing ones fixed, returning ones reopened), its components replace the previous
- * SBOM, and the repository's status totals follow. Returns null when this worker lost its claim.
+ * Applies a parsed upload in one transaction: each analysis of the upload's ref has its findings
+ * matched by fingerprint (new ones open, missing ones fixed, returning ones reopened), its components
+ * replace the previous SBOM, and the ref's totals (and the repository's, for the default branch)
+ * follow. A pull request's upload is also compared with its base branch. Returns null when this
+ * worker lost its claim.
  */
 export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan): Promise<ImportCounts | null> {
   return db.kysely.transaction().execute(async (trx) => {
     if (!(await holdsClaim(trx, upload, db.dialect))) return null;
     const store = trackingStore(trx, db);
     if (!(await store.lockRepository(upload.repository_id))) return null;
+    const ref = await store.ref(upload);
+    const pullRequest = upload.ref_kind === 'pull_request';
+    const base = pullRequest && upload.base_ref !== null ? (await store.baseRef(upload.repository_id, upload.base_ref)) ?? null : null;
     const total: ImportCounts = { new: 0, fixed: 0, reopened: 0, unchanged: 0, findings: 0, components: 0 };
+    const vsBase: VsBase = { new: 0, fixed: 0 };
     for (const analysis of scan.analyses) {
-      const counts = await applyAnalysis(store, upload, scan.format, analysis);
+      const incoming = dedupe(analysis.findings);
+      const counts = await applyAnalysis(store, upload, ref, scan.format, analysis, incoming);
       for (const key of Object.keys(total) as (keyof ImportCounts)[]) total[key] += counts[key];
+      if (pullRequest) {
+        const against = await compareWithBase(store, base, upload, scan.format, analysis, incoming);
+        vsBase.new += against.new;
+        vsBase.fixed += against.fixed;
+      }
     }
     const at = now();
     await trx.updateTable('uploads').set({
@@ -39,17 +60,22 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
       tools: JSON.stringify(scan.analyses.map((a) => a.tool.name)),
       new_count: total.new, fixed_count: total.fixed, reopened_count: total.reopened,
       unchanged_count: total.unchanged, findings_count: total.findings, components_count: total.components,
+      vs_base_new: pullRequest ? vsBase.new : null, vs_base_fixed: pullRequest ? vsBase.fixed : null,
     }).where('id', '=', upload.id).execute();
-    await refreshRepoTotals(trx, upload.repository_id);
-    await refreshRepoState(trx, upload.repository_id, { lastCompletedAt: at });
+    if (pullRequest) await store.setBaseRef(ref.id, upload.base_ref);
+    await refreshRefTotals(trx, ref.id);
+    await refreshRefState(trx, upload, { lastCompletedAt: at });
+    await judgeUpload(trx, db.dialect, upload);
+    await enqueueUploadCompleted(trx, upload, total);
     return total;
   });
 }
 
-async function applyAnalysis(store: TrackingStore, upload: UploadRow, format: ScanFormat, parsed: NormalisedAnalysis): Promise<ImportCounts> {
+async function applyAnalysis(
+  store: TrackingStore, upload: UploadRow, ref: RefRow, format: ScanFormat, parsed: NormalisedAnalysis, incoming: Map<string, NormalisedFinding>,
+): Promise<ImportCounts> {
   const at = now();
-  const current = await store.analysis(upload.repository_id, parsed.tool.name, upload.category, format);
-  const incoming = dedupe(parsed.findings);
+  const current = await store.analysis(ref.id, parsed.tool.name, upload.category, format);
   const counts: ImportCounts = { new: 0, fixed: 0, reopened: 0, unchanged: 0, findings: incoming.size, components: parsed.components.length };
   // An older upload processed after a newer one must not roll the analysis back.
   if (current?.last_upload_created_at && current.last_upload_created_at > upload.created_at) {
@@ -58,13 +84,13 @@ async function applyAnalysis(store: TrackingStore, upload: UploadRow, format: Sc
   const analysisId = current?.id ?? newId();
   if (!current) {
     await store.insertAnalysis({
-      id: analysisId, repository_id: upload.repository_id, tool: parsed.tool.name, tool_version: parsed.tool.version,
+      id: analysisId, repository_id: upload.repository_id, ref_id: ref.id, tool: parsed.tool.name, tool_version: parsed.tool.version,
       category: upload.category, format, last_upload_id: upload.id, completed_at: at,
       open_critical: 0, open_high: 0, open_medium: 0, open_low: 0, open_info: 0, components: 0, fixed_total: 0,
     });
   }
   const existing = current ? await store.existingFindings(analysisId) : [];
-  const diff = await trackFindings(store, upload, analysisId, incoming, existing, at);
+  const diff = await trackFindings(store, upload, ref.id, analysisId, incoming, existing, at);
   Object.assign(counts, diff);
   const dependsOn = new Map(parsed.dependencies.map((d) => [d.ref, d.dependsOn]));
   await store.replaceComponents(analysisId, parsed.components.map((c) => ({
@@ -84,8 +110,24 @@ async function applyAnalysis(store: TrackingStore, upload: UploadRow, format: Sc
   return counts;
 }
 
+/**
+ * New: open in the pull request and not open in the base's analysis of the same tool, category and
+ * format. Fixed: open there and absent from the pull request. Only pull request uploads pay for it.
+ */
+async function compareWithBase(
+  store: TrackingStore, base: RefRow | null, upload: UploadRow, format: ScanFormat, parsed: NormalisedAnalysis, incoming: Map<string, NormalisedFinding>,
+): Promise<VsBase> {
+  const baseAnalysis = base ? await store.analysis(base.id, parsed.tool.name, upload.category, format) : undefined;
+  const baseOpen = new Set(baseAnalysis ? await store.openFingerprints(baseAnalysis.id) : []);
+  let added = 0;
+  for (const fingerprint of incoming.keys()) if (!baseOpen.has(fingerprint)) added++;
+  let fixed = 0;
+  for (const fingerprint of baseOpen) if (!incoming.has(fingerprint)) fixed++;
+  return { new: added, fixed };
+}
+
 async function trackFindings(
-  store: TrackingStore, upload: UploadRow, analysisId: string,
+  store: TrackingStore, upload: UploadRow, refId: string, analysisId: string,
   incoming: Map<string, NormalisedFinding>, existing: ExistingFinding[], at: string,
 ): Promise<Pick<ImportCounts, 'new' | 'fixed' | 'reopened' | 'unchanged'>> {
   const known = new Map(existing.map((f) => [f.fingerprint, f]));
@@ -96,7 +138,7 @@ async function trackFindings(
   for (const [fingerprint, finding] of incoming) {
     const before = known.get(fingerprint);
     if (!before) {
-      inserts.push(newFindingRow(upload, analysisId, fingerprint, finding, at));
+      inserts.push(newFindingRow(upload, refId, analysisId, fingerprint, finding, at));
       continue;
     }
     if (before.state === 'fixed') reopenedIds.push(before.id);
@@ -104,8 +146,8 @@ async function trackFindings(
     if (detailsChanged(before, finding)) await store.updateFinding(before.id, { ...details(finding), updated_at: at });
   }
   await store.insertFindings(inserts);
-  await store.setState(fixedIds, { state: 'fixed', fixed_at: at, updated_at: at });
-  await store.setState(reopenedIds, { state: 'open', fixed_at: null, reopened_at: at, updated_at: at });
+  await store.setState(fixedIds, { state: 'fixed', fixed_at: at, fixed_upload_id: upload.id, updated_at: at });
+  await store.setState(reopenedIds, { state: 'open', fixed_at: null, fixed_upload_id: null, reopened_at: at, reopened_upload_id: upload.id, updated_at: at });
   return { new: inserts.length, fixed: fixedIds.length, reopened: reopenedIds.length, unchanged };
 }
 
@@ -131,9 +173,10 @@ function detailsChanged(before: ExistingFinding, f: NormalisedFinding): boolean 
     || before.end_line !== f.endLine || before.file_path !== f.filePath || before.rule_name !== f.ruleName;
 }
 
-function newFindingRow(upload: UploadRow, analysisId: string, fingerprint: string, f: NormalisedFinding, at: string): NewFinding {
+function newFindingRow(upload: UploadRow, refId: string, analysisId: string, fingerprint: string, f: NormalisedFinding, at: string): NewFinding {
   return {
-    id: newId(), repository_id: upload.repository_id, analysis_id: analysisId, fingerprint, rule_id: f.ruleId,
+    id: newId(), repository_id: upload.repository_id, ref_id: refId, analysis_id: analysisId, fingerprint, rule_id: f.ruleId,
     ...details(f), state: 'open', first_upload_id: upload.id, created_at: at, updated_at: at, fixed_at: null, reopened_at: null,
+    fixed_upload_id: null, reopened_upload_id: null,
   };
 }

@@ -1,8 +1,9 @@
-import type { Kysely } from 'kysely';
-import type { ComponentRow, Database, FindingRow } from '../db/schema.js';
-import type { Page } from '../http/pagination.js';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import type { AnalysesTable, ComponentRow, Database, FindingRow, FindingsTable } from '../db/schema.js';
+import type { RefName } from '../refs/ref-name.js';
+import { paginate, type Page, type Paged } from '../db/page.js';
 import type { Severity } from './parsers/types.js';
-import { SEVERITY_RANK } from './severity.js';
+import { SEVERITY_RANK } from './parsers/severity.js';
 import { containsIgnoringCase } from '../db/like.js';
 
 export interface FindingFilters {
@@ -10,6 +11,17 @@ export interface FindingFilters {
   severity?: Severity;
   tool?: string;
   q?: string;
+  /**
+   * A pull request against its base branch (null: the base has no results): `new` lists its open
+   * findings whose fingerprint is not open in the base's analysis of the same tool, category and
+   * format; `fixed` lists the base's open findings absent from the pull request's analysis of the
+   * same identity.
+   */
+  vsBase?: { compare: 'new' | 'fixed'; baseRefId: string | null };
+  /** Upload ids: findings first seen in, last fixed by, or last reopened by that upload. */
+  introducedIn?: string;
+  fixedIn?: string;
+  reopenedIn?: string;
 }
 
 export type FindingWithAnalysis = FindingRow & { tool: string; category: string; format: string };
@@ -22,37 +34,57 @@ const SEVERITY_COLUMN = {
 /** Reads of scan results. Totals come from the aggregates where the filters allow, so a page costs the same at any size. */
 export function resultsStore(db: Kysely<Database>) {
   return {
-    analyses(repositoryId: string) {
+    /** The analyses of a ref, named by repository and ref so the default branch's status needs no ref lookup first. */
+    analyses(repositoryId: string, ref: RefName) {
       return db.selectFrom('analyses')
+        .innerJoin('refs', 'refs.id', 'analyses.ref_id')
         .innerJoin('uploads', 'uploads.id', 'analyses.last_upload_id')
         .selectAll('analyses').select('uploads.status as upload_status')
-        .where('analyses.repository_id', '=', repositoryId)
+        .where('refs.repository_id', '=', repositoryId).where('refs.kind', '=', ref.kind).where('refs.name', '=', ref.name)
         .orderBy('analyses.tool').orderBy('analyses.category').orderBy('analyses.format').execute();
     },
 
-    async findings(repositoryId: string, filters: FindingFilters, page: Page): Promise<{ total: number; items: FindingWithAnalysis[] }> {
+    async findings(refId: string, filters: FindingFilters, page: Page): Promise<Paged<FindingWithAnalysis>> {
+      const vsBase = filters.vsBase;
+      // "Fixed against the base" lists the base's findings, so it reads the base's ref.
+      const listed = vsBase?.compare === 'fixed' ? vsBase.baseRefId : refId;
+      if (listed === null) return { total: 0, items: [] };
       let query = db.selectFrom('findings').innerJoin('analyses', 'analyses.id', 'findings.analysis_id')
-        .where('findings.repository_id', '=', repositoryId);
+        .where('findings.ref_id', '=', listed);
       if (filters.state !== 'all') query = query.where('findings.state', '=', filters.state);
       if (filters.severity) query = query.where('findings.severity_rank', '=', SEVERITY_RANK[filters.severity]);
       if (filters.tool) query = query.where('analyses.tool', '=', filters.tool);
+      if (filters.introducedIn) query = query.where('findings.first_upload_id', '=', filters.introducedIn);
+      if (filters.fixedIn) query = query.where('findings.fixed_upload_id', '=', filters.fixedIn);
+      if (filters.reopenedIn) query = query.where('findings.reopened_upload_id', '=', filters.reopenedIn);
       if (filters.q) {
         const q = filters.q;
         query = query.where((eb) => eb.or(['findings.rule_id', 'findings.message', 'findings.file_path']
           .map((column) => containsIgnoringCase(column, q))));
       }
+      if (vsBase?.compare === 'new' && vsBase.baseRefId !== null) {
+        query = query.where((eb) => eb.not(eb.exists(openInSameAnalysisOf(eb, vsBase.baseRefId!))));
+      }
+      if (vsBase?.compare === 'fixed') {
+        query = query
+          .where((eb) => eb.exists(eb.selectFrom('analyses as other').select(sql.lit(1).as('one'))
+            .where('other.ref_id', '=', refId).whereRef('other.tool', '=', 'analyses.tool')
+            .whereRef('other.category', '=', 'analyses.category').whereRef('other.format', '=', 'analyses.format')))
+          .where((eb) => eb.not(eb.exists(openInSameAnalysisOf(eb, refId))));
+      }
       const items = await query.selectAll('findings').select(['analyses.tool', 'analyses.category', 'analyses.format'])
         .orderBy('findings.severity_rank', 'desc').orderBy('findings.id')
         .limit(page.perPage).offset(page.offset).execute();
-      const total = (await this.aggregateTotal(repositoryId, filters))
+      const total = (vsBase ? null : await this.aggregateTotal(refId, filters))
         ?? Number((await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
       return { total, items };
     },
 
     /** Open findings (by severity and tool) and fixed ones are counted as uploads complete. */
-    async aggregateTotal(repositoryId: string, filters: FindingFilters): Promise<number | null> {
+    async aggregateTotal(refId: string, filters: FindingFilters): Promise<number | null> {
       if (filters.q || filters.state === 'all' || (filters.state === 'fixed' && filters.severity)) return null;
-      let query = db.selectFrom('analyses').where('repository_id', '=', repositoryId);
+      if (filters.introducedIn || filters.fixedIn || filters.reopenedIn) return null;
+      let query = db.selectFrom('analyses').where('ref_id', '=', refId);
       if (filters.tool) query = query.where('tool', '=', filters.tool);
       const rows = await query.select(['open_critical', 'open_high', 'open_medium', 'open_low', 'open_info', 'fixed_total']).execute();
       return rows.reduce((sum, row) => {
@@ -62,20 +94,28 @@ export function resultsStore(db: Kysely<Database>) {
       }, 0);
     },
 
-    async components(repositoryId: string, q: string | undefined, page: Page): Promise<{ total: number; items: ComponentWithTool[] }> {
+    /** The repository as well as the ref, so the planner may still walk components_repo in name order. */
+    components(repositoryId: string, refId: string, q: string | undefined, page: Page): Promise<Paged<ComponentWithTool>> {
       let query = db.selectFrom('components').innerJoin('analyses', 'analyses.id', 'components.analysis_id')
-        .where('components.repository_id', '=', repositoryId);
+        .where('components.repository_id', '=', repositoryId).where('analyses.ref_id', '=', refId);
       if (q) {
         query = query.where((eb) => eb.or(['components.name', 'components.purl']
           .map((column) => containsIgnoringCase(column, q))));
       }
-      const [count, items] = await Promise.all([
-        query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-        query.selectAll('components').select('analyses.tool')
-          .orderBy('components.name').orderBy('components.id').limit(page.perPage).offset(page.offset).execute(),
-      ]);
-      return { total: Number(count.n), items };
+      return paginate(query, page, (q) => q.selectAll('components').select('analyses.tool').orderBy('components.name').orderBy('components.id'));
     },
   };
 }
 export type ResultsStore = ReturnType<typeof resultsStore>;
+
+/**
+ * The same fingerprint open in `refId`'s analysis of the listed finding's tool, category and format
+ * (through the analysis's unique identity and findings_identity, one probe each).
+ */
+function openInSameAnalysisOf(eb: ExpressionBuilder<Database & { findings: FindingsTable; analyses: AnalysesTable }, 'findings' | 'analyses'>, refId: string) {
+  return eb.selectFrom('analyses as other').innerJoin('findings as same', 'same.analysis_id', 'other.id')
+    .select(sql.lit(1).as('one'))
+    .where('other.ref_id', '=', refId).whereRef('other.tool', '=', 'analyses.tool')
+    .whereRef('other.category', '=', 'analyses.category').whereRef('other.format', '=', 'analyses.format')
+    .whereRef('same.fingerprint', '=', 'findings.fingerprint').where('same.state', '=', 'open');
+}

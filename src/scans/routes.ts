@@ -1,71 +1,54 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
-import { Type } from 'typebox';
+import { Value } from 'typebox/value';
 import type { Services } from '../services.js';
-import { PageQuery, pageOf as toPage, sendPage } from '../http/pagination.js';
-import { pageOf, problems } from '../http/responses.js';
-import { ComponentSchema, FindingSchema, StatusSchema, UploadSchema, presentComponent, presentFinding, presentStatus, presentUpload } from './presenters.js';
-import { receiveUpload } from './upload-body.js';
-import { UploadQuery } from './routes-schema.js';
+import { replyPage } from '../http/pagination.js';
+import { problems } from '../http/responses.js';
+import { listRoute, readRoute } from '../http/route-options.js';
+import { IdParams } from '../http/schemas.js';
+import { badRequest } from '../problem.js';
+import { ComponentSchema, ComponentsQuery, FindingSchema, FindingsQuery, StatusQuery, StatusSchema, UploadQuery, UploadSchema, UploadsQuery, UploadWaitQuery } from './schema.js';
+import { presentComponent, presentFinding, presentStatus, presentUpload } from './presenter.js';
+import { receiveUpload, type UploadContext } from './upload-body.js';
 
 const tags = ['scans'];
-const RepoParams = Type.Object({ id: Type.String() });
+
 export const scanRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const scans = services.scans.service;
   await app.register(uploadRoute, { services });
 
   app.get('/uploads/:id', {
-    schema: { tags, summary: 'Get an upload and its processing result', params: RepoParams, response: { 200: UploadSchema, ...problems(401, 404) } },
-  }, async (request) => presentUpload(await scans.visibleUpload(request.actor!, request.params.id)));
-
-  app.get('/repos/:id/uploads', {
-    schema: { tags, summary: "A repository's uploads, newest first", params: RepoParams, querystring: PageQuery, response: { 200: pageOf(UploadSchema, 'Uploads, newest first.'), ...problems(400, 401, 404) } },
-  }, async (request, reply) => {
-    const page = toPage(request.query);
-    const { total, items } = await scans.uploads(request.actor!, request.params.id, page);
-    return sendPage(request, reply, page, total, items.map(presentUpload));
-  });
-
-  app.get('/repos/:id/status', {
-    schema: { tags, summary: 'The scan status of a repository', params: RepoParams, response: { 200: StatusSchema, ...problems(401, 404) } },
-  }, async (request) => {
-    const { row, analyses } = await scans.status(request.actor!, request.params.id);
-    return presentStatus(request.params.id, row, analyses);
-  });
-
-  app.get('/repos/:id/findings', {
     schema: {
-      tags, summary: "A repository's findings, most severe first", params: RepoParams,
-      querystring: Type.Intersect([PageQuery, Type.Object({
-        state: Type.Optional(Type.Enum(['open', 'fixed', 'all'], { default: 'open' })),
-        severity: Type.Optional(Type.Enum(['critical', 'high', 'medium', 'low', 'info'])),
-        tool: Type.Optional(Type.String({ maxLength: 200 })),
-        q: Type.Optional(Type.String({ maxLength: 200, description: 'Substring of the rule id, message or file path.' })),
-      })]),
-      response: { 200: pageOf(FindingSchema, 'Findings.'), ...problems(400, 401, 404) },
+      tags, summary: 'Get an upload and its processing result (optionally waiting for it)', params: IdParams, querystring: UploadWaitQuery,
+      response: { 200: UploadSchema, ...problems(400, 401, 404) },
     },
-  }, async (request, reply) => {
-    const page = toPage(request.query);
-    const { state = 'open', severity, tool, q } = request.query;
-    const { total, items } = await scans.findings(request.actor!, request.params.id, { state, severity, tool, q }, page);
-    return sendPage(request, reply, page, total, items.map(presentFinding));
-  });
+  }, async (request) => presentUpload(await scans.settledUpload(request.actor!, request.params.id, request.query.wait ?? 0, request.log)));
 
-  app.get('/repos/:id/components', {
-    schema: {
-      tags, summary: "A repository's components (from its SBOMs)", params: RepoParams,
-      querystring: Type.Intersect([PageQuery, Type.Object({ q: Type.Optional(Type.String({ maxLength: 200, description: 'Substring of the name or purl.' })) })]),
-      response: { 200: pageOf(ComponentSchema, 'Components, by name.'), ...problems(400, 401, 404) },
-    },
-  }, async (request, reply) => {
-    const page = toPage(request.query);
-    const { total, items } = await scans.components(request.actor!, request.params.id, request.query.q, page);
-    return sendPage(request, reply, page, total, items.map(presentComponent));
-  });
+  app.get('/repos/:id/uploads', listRoute({ tags, summary: "A repository's uploads, newest first (one ref's with ?ref=)", params: IdParams, querystring: UploadsQuery }, UploadSchema, 'Uploads, newest first.', 404),
+    (request, reply) => replyPage(request, reply, (page) => scans.uploads(request.actor!, request.params.id, request.query.ref, page), presentUpload));
+
+  app.get('/repos/:id/status', readRoute({ tags, summary: 'The scan status of a repository: its default branch, or another ref with ?ref=', params: IdParams, querystring: StatusQuery }, StatusSchema, 400),
+    async (request) => {
+      const { ref, baseRef, row, analyses } = await scans.status(request.actor!, request.params.id, request.query.ref);
+      return presentStatus(request.params.id, ref, baseRef, row, analyses);
+    });
+
+  app.get('/repos/:id/findings', listRoute({ tags, summary: "A repository's findings, most severe first", params: IdParams, querystring: FindingsQuery }, FindingSchema, 'Findings.', 404),
+    (request, reply) => {
+      const { severity, tool, q, ref, vs_base: vsBase, introduced_in: introducedIn, fixed_in: fixedIn, reopened_in: reopenedIn } = request.query;
+      // What an upload changed is asked about whatever happened to those findings since.
+      const state = request.query.state ?? (introducedIn || fixedIn || reopenedIn ? 'all' : 'open');
+      const filters = { state, severity, tool, q, introducedIn, fixedIn, reopenedIn };
+      return replyPage(request, reply, (page) => scans.findings(request.actor!, request.params.id, ref, filters, vsBase, page), presentFinding);
+    });
+
+  app.get('/repos/:id/components', listRoute({ tags, summary: "A repository's components (from its SBOMs)", params: IdParams, querystring: ComponentsQuery }, ComponentSchema, 'Components, by name.', 404),
+    (request, reply) => replyPage(request, reply, (page) => scans.components(request.actor!, request.params.id, request.query.ref, request.query.q, page), presentComponent));
 };
 
 /** Its own scope: the body is read here as a stream, whatever its content type, never parsed by Fastify. */
 const uploadRoute: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const scans = services.scans.service;
   const limit = services.config.maxUploadBytes;
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
@@ -77,7 +60,7 @@ const uploadRoute: FastifyPluginAsyncTypebox<{ services: Services }> = async (ap
     schema: {
       tags,
       summary: 'Upload a SARIF, CycloneDX, SPDX or findings document (optionally gzip-compressed, or as the "file" part of a multipart form)',
-      params: RepoParams,
+      params: IdParams,
       querystring: UploadQuery,
       response: {
         202: { description: 'Stored; it will be processed. Location names the upload.', headers: { Location: { schema: { type: 'string' } } }, content: { 'application/json': { schema: UploadSchema } } },
@@ -85,9 +68,24 @@ const uploadRoute: FastifyPluginAsyncTypebox<{ services: Services }> = async (ap
       },
     },
   }, async (request, reply) => {
-    const repo = await services.scans.service.repoForUpload(request.actor!, request.params.id);
+    const repo = await scans.repoForUpload(request.actor!, request.params.id);
     const received = await receiveUpload(request, limit);
-    const upload = await services.scans.service.accept(request.actor!, repo.id, received, request.query);
+    const upload = await scans.accept(request.actor!, repo, received, uploadContext(received.fields, request.query));
     return reply.code(202).header('location', `/api/v1/uploads/${upload.id}`).send(presentUpload(upload));
   });
 };
+
+/** Multipart fields arrive after Fastify validated the query string, so the two are checked together here. */
+function uploadContext(fields: UploadContext, query: UploadContext): UploadContext {
+  const context = { ...presentOnly(fields), ...presentOnly(query) };
+  if (!Value.Check(UploadQuery, context)) {
+    const errors = [...Value.Errors(UploadQuery, context)].map((e) => ({ path: `/fields${e.instancePath}`, message: e.message }));
+    throw badRequest('The upload context is not valid.', errors);
+  }
+  return context;
+}
+
+/** `ref=$GIT_BRANCH` with the variable unset arrives as "": stored as no ref, not as an empty one. */
+function presentOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== '')) as Partial<T>;
+}

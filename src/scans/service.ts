@@ -1,42 +1,68 @@
 import { createHash } from 'node:crypto';
-import type { Static } from 'typebox';
-import { Value } from 'typebox/value';
 import type { Actor } from '../auth/actor.js';
 import type { RepoStatusRow, UploadRow } from '../db/schema.js';
-import type { RepoWithScan } from '../repos/store.js';
-import type { Page } from '../http/pagination.js';
-import { badRequest, HttpProblem, notFound } from '../http/problem.js';
+import type { Page } from '../db/page.js';
+import type { OrgAction } from '../policy.js';
+import { badRequest, HttpProblem, notFound } from '../problem.js';
 import { newId } from '../db/ids.js';
+import type { RepoWithScan } from '../repos/store.js';
 import { detectFormat, DetectError } from './detect.js';
-import type { ReceivedUpload } from './upload-body.js';
+import type { ReceivedUpload, UploadContext } from './upload-body.js';
 import type { UploadStore } from './upload-store.js';
 import type { FindingFilters, ResultsStore } from './results-store.js';
-import { UploadQuery } from './routes-schema.js';
+import type { SettlementLog, SettlementWatch } from './settled.js';
+import type { RefStore } from '../refs/store.js';
+import { defaultBranch, parseRef, refKey, RefNameError, sameRef, type RefName } from '../refs/ref-name.js';
+
+/** The repository when the actor may do `action` to it; 404 naming `what` when not visible, 403 when not allowed. */
+export type AuthorizedRepo = (actor: Actor, repoId: string, action: OrgAction, what?: string) => Promise<RepoWithScan>;
 
 export interface ScanServiceDeps {
   uploads: UploadStore;
   results: ResultsStore;
-  /** The repository if the actor may see it (and so upload to it); 404 otherwise. */
-  visibleRepo(actor: Actor, repoId: string): Promise<RepoWithScan>;
+  refs: RefStore;
+  authorizedRepo: AuthorizedRepo;
+  settlements: SettlementWatch;
   /** Called once an upload is stored, to wake a worker. */
   onAccepted(format: string): void;
 }
 
 export function scanService(deps: ScanServiceDeps) {
-  const { uploads, results, visibleRepo } = deps;
+  const { uploads, results, refs, authorizedRepo } = deps;
+
+  /** An upload is visible exactly when its repository is; otherwise 404 names the upload. */
+  async function visibleUpload(actor: Actor, uploadId: string): Promise<UploadRow> {
+    const upload = await uploads.byId(uploadId);
+    if (!upload) throw notFound('The upload');
+    await authorizedRepo(actor, upload.repository_id, 'scan.read', 'The upload');
+    return upload;
+  }
+
+  /**
+   * The ref a read names (the default branch when none) and its row. A branch, tag or pull request
+   * without results is 404; the default branch without results reads as empty.
+   */
+  async function refOf(repo: RepoWithScan, raw: string | undefined) {
+    const defaultRef = defaultBranch(repo.default_branch);
+    const name = raw ? readRef(raw, 'ref') : defaultRef;
+    const row = await refs.byName(repo.id, name);
+    if (!row && !sameRef(name, defaultRef)) throw notFound(`The ref "${refKey(name)}" of this repository`);
+    return { name, row, defaultRef };
+  }
+
   return {
-    repoForUpload: visibleRepo,
+    /** Asked before the body is read, so that a refused upload costs nothing. */
+    repoForUpload: (actor: Actor, repoId: string) => authorizedRepo(actor, repoId, 'scan.upload'),
 
     /**
      * Checks what can be known without parsing (empty, not a document at all, unknown format),
      * then stores the bytes. Problems that need a full parse fail the upload later, with a reason.
      */
-    async accept(actor: Actor, repositoryId: string, received: ReceivedUpload, query: Static<typeof UploadQuery>): Promise<UploadRow> {
-      const context = { ...received.fields, ...definedOnly(query) };
-      if (!Value.Check(UploadQuery, context)) {
-        const errors = [...Value.Errors(UploadQuery, context)].map((e) => ({ path: `/fields${e.instancePath}`, message: e.message }));
-        throw badRequest('The upload context is not valid.', errors);
-      }
+    async accept(actor: Actor, repo: Pick<RepoWithScan, 'id' | 'default_branch'>, received: ReceivedUpload, context: UploadContext): Promise<UploadRow> {
+      // CI variables such as GITHUB_BASE_REF are empty outside the events that set them: empty is absent.
+      const ref = context.ref ? readRef(context.ref, 'ref') : defaultBranch(repo.default_branch);
+      const base = context.base_ref ? readRef(context.base_ref, 'base_ref') : defaultBranch(repo.default_branch);
+      if (base.kind !== 'branch') throw badRequest('base_ref names the branch a pull request targets.', [{ path: '/base_ref', message: 'must be a branch' }]);
       let format: string;
       try {
         format = detectFormat(received.content, { format: context.format, contentType: received.contentType }).format;
@@ -45,48 +71,74 @@ export function scanService(deps: ScanServiceDeps) {
         throw error;
       }
       const upload = await uploads.insert({
-        id: newId(), repository_id: repositoryId, format,
+        id: newId(), repository_id: repo.id, format,
         sha256: createHash('sha256').update(received.content).digest('hex'),
         size_bytes: received.content.length, category: context.category ?? '',
-        commit_sha: context.commit_sha ?? null, ref: context.ref ?? null,
+        commit_sha: context.commit_sha?.toLowerCase() ?? null, ref: context.ref || null,
+        ref_kind: ref.kind, ref_name: ref.name, base_ref: ref.kind === 'pull_request' ? base.name : null,
         created_by: actor.user.id, api_key_id: actor.key?.id ?? null,
       }, received.content);
       deps.onAccepted(format);
       return upload;
     },
 
-    async visibleUpload(actor: Actor, uploadId: string): Promise<UploadRow> {
-      const upload = await uploads.byId(uploadId);
-      if (!upload) throw notFound('The upload');
-      await visibleRepo(actor, upload.repository_id).catch(() => {
-        throw notFound('The upload');
-      });
-      return upload;
+    visibleUpload,
+
+    /** The upload once complete or failed, or as it stands after `seconds`, whichever comes first. */
+    async settledUpload(actor: Actor, uploadId: string, seconds: number, log: SettlementLog): Promise<UploadRow> {
+      const upload = await visibleUpload(actor, uploadId);
+      if (seconds === 0 || isSettled(upload)) return upload;
+      await deps.settlements.waitFor(uploadId, seconds * 1000, async () => {
+        const current = await uploads.byId(uploadId);
+        return !current || isSettled(current);
+      }, log);
+      return (await uploads.byId(uploadId)) ?? upload;
     },
 
-    async uploads(actor: Actor, repoId: string, page: Page) {
-      await visibleRepo(actor, repoId);
-      return uploads.page(repoId, page);
+    async uploads(actor: Actor, repoId: string, rawRef: string | undefined, page: Page) {
+      await authorizedRepo(actor, repoId, 'scan.read');
+      return uploads.page(repoId, page, rawRef ? readRef(rawRef, 'ref') : undefined);
     },
 
-    /** The repository read already brought its status row; only the analyses are left to read. */
-    async status(actor: Actor, repoId: string) {
-      const repo = await visibleRepo(actor, repoId);
-      return { row: statusRowOf(repo), analyses: await results.analyses(repoId) };
+    /**
+     * The default branch's status is the repository's status row, which the repository read already
+     * brought; only its analyses are left to read. Another ref's status is its own row.
+     */
+    async status(actor: Actor, repoId: string, rawRef: string | undefined) {
+      const repo = await authorizedRepo(actor, repoId, 'scan.read');
+      const defaultRef = defaultBranch(repo.default_branch);
+      const name = rawRef ? readRef(rawRef, 'ref') : defaultRef;
+      if (sameRef(name, defaultRef)) {
+        return { ref: name, baseRef: null, row: statusRowOf(repo), analyses: await results.analyses(repoId, name) };
+      }
+      const row = await refs.byName(repo.id, name);
+      if (!row) throw notFound(`The ref "${refKey(name)}" of this repository`);
+      return { ref: name, baseRef: row.base_ref, row, analyses: await results.analyses(repoId, name) };
     },
 
-    async findings(actor: Actor, repoId: string, filters: FindingFilters, page: Page) {
-      await visibleRepo(actor, repoId);
-      return results.findings(repoId, filters, page);
+    async findings(actor: Actor, repoId: string, rawRef: string | undefined, filters: Omit<FindingFilters, 'vsBase'>, vsBase: 'new' | 'fixed' | undefined, page: Page) {
+      const repo = await authorizedRepo(actor, repoId, 'scan.read');
+      const { name, row, defaultRef } = await refOf(repo, rawRef);
+      if (vsBase && name.kind !== 'pull_request') {
+        throw badRequest('vs_base compares a pull request with its base branch; name one with ref=pr/N.', [{ path: '/vs_base', message: 'needs a pull request ref' }]);
+      }
+      if (!row) return { total: 0, items: [] };
+      if (!vsBase) return results.findings(row.id, filters, page);
+      if (filters.state !== 'open') {
+        throw badRequest('vs_base lists open findings; leave state out or set it to open.', [{ path: '/state', message: 'must be open with vs_base' }]);
+      }
+      const base = await refs.byName(repo.id, { kind: 'branch', name: row.base_ref ?? defaultRef.name });
+      return results.findings(row.id, { ...filters, vsBase: { compare: vsBase, baseRefId: base?.id ?? null } }, page);
     },
 
-    async components(actor: Actor, repoId: string, q: string | undefined, page: Page) {
-      await visibleRepo(actor, repoId);
-      return results.components(repoId, q, page);
+    async components(actor: Actor, repoId: string, rawRef: string | undefined, q: string | undefined, page: Page) {
+      const repo = await authorizedRepo(actor, repoId, 'scan.read');
+      const { row } = await refOf(repo, rawRef);
+      if (!row) return { total: 0, items: [] };
+      return results.components(repo.id, row.id, q, page);
     },
   };
 }
-export type ScanService = ReturnType<typeof scanService>;
 
 function statusRowOf(repo: RepoWithScan): RepoStatusRow | undefined {
   if (repo.state === null) return undefined;
@@ -97,6 +149,15 @@ function statusRowOf(repo: RepoWithScan): RepoStatusRow | undefined {
   };
 }
 
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+function isSettled(upload: UploadRow): boolean {
+  return upload.status === 'complete' || upload.status === 'failed';
+}
+
+function readRef(raw: string, field: 'ref' | 'base_ref'): RefName {
+  try {
+    return parseRef(raw);
+  } catch (error) {
+    if (error instanceof RefNameError) throw badRequest(error.message, [{ path: `/${field}`, message: error.message }]);
+    throw error;
+  }
 }

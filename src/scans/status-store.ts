@@ -1,33 +1,55 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { newId } from '../db/ids.js';
+import { now } from '../db/time.js';
+import { defaultBranch, sameRef } from '../refs/ref-name.js';
 
 type Conn = Kysely<Database> | Transaction<Database>;
 
+/** Which ref of which repository an upload belongs to. */
+export interface RefOfUpload {
+  repository_id: string;
+  ref_kind: string;
+  ref_name: string;
+}
+
 /**
- * The repository's state from its uploads: pending or processing while any waits, failed when the
- * newest failed, complete once one has completed. Each lookup is one indexed probe.
+ * The ref's state from its uploads: pending or processing while any waits, failed when the newest
+ * failed, complete once one has completed. Each lookup is one indexed probe. The repository's status
+ * row follows when the ref is its default branch.
  */
-export async function refreshRepoState(
+export async function refreshRefState(
   conn: Conn,
-  repositoryId: string,
+  ref: RefOfUpload,
   times: { lastUploadAt?: string; lastCompletedAt?: string },
 ): Promise<void> {
-  const active = await conn.selectFrom('uploads').select('status')
-    .where('repository_id', '=', repositoryId).where('status', 'in', ['pending', 'processing'])
+  const uploadsOfRef = () => conn.selectFrom('uploads').select('status')
+    .where('repository_id', '=', ref.repository_id).where('ref_kind', '=', ref.ref_kind).where('ref_name', '=', ref.ref_name);
+  const active = await uploadsOfRef().where('status', 'in', ['pending', 'processing'])
     .orderBy('status', 'desc').limit(1).executeTakeFirst();
   let state: string;
   if (active) {
     state = active.status;
   } else {
-    const newest = await conn.selectFrom('uploads').select('status').where('repository_id', '=', repositoryId)
-      .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+    const newest = await uploadsOfRef().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
     state = newest ? newest.status : 'never_scanned';
   }
-  await upsertStatus(conn, repositoryId, { state, ...definedTimes(times) });
+  const values = { state, ...definedTimes(times) };
+  await conn.insertInto('refs')
+    .values({
+      id: newId(), repository_id: ref.repository_id, kind: ref.ref_kind, name: ref.ref_name, base_ref: null, state,
+      // Only a ref that retention removed while its upload waited is created here rather than on
+      // accept: its upload is being worked on now, which keeps retention off it for a while again.
+      last_upload_at: times.lastUploadAt ?? now(), last_completed_at: times.lastCompletedAt ?? null,
+      open_critical: 0, open_high: 0, open_medium: 0, open_low: 0, open_info: 0, components: 0, fixed_total: 0,
+    })
+    .onConflict((oc) => oc.columns(['repository_id', 'kind', 'name']).doUpdateSet(values))
+    .execute();
+  await syncRepoStatus(conn, ref.repository_id, { kind: ref.ref_kind, name: ref.ref_name });
 }
 
-/** Sums the repository's analyses into its status row: a handful of rows, whatever the findings. */
-export async function refreshRepoTotals(conn: Conn, repositoryId: string): Promise<void> {
+/** Sums the ref's analyses into its row: a handful of rows, whatever the findings. */
+export async function refreshRefTotals(conn: Conn, refId: string): Promise<void> {
   const totals = await conn.selectFrom('analyses')
     .select((eb) => [
       eb.fn.coalesce(eb.fn.sum<number>('open_critical'), eb.lit(0)).as('open_critical'),
@@ -36,26 +58,47 @@ export async function refreshRepoTotals(conn: Conn, repositoryId: string): Promi
       eb.fn.coalesce(eb.fn.sum<number>('open_low'), eb.lit(0)).as('open_low'),
       eb.fn.coalesce(eb.fn.sum<number>('open_info'), eb.lit(0)).as('open_info'),
       eb.fn.coalesce(eb.fn.sum<number>('components'), eb.lit(0)).as('components'),
+      eb.fn.coalesce(eb.fn.sum<number>('fixed_total'), eb.lit(0)).as('fixed_total'),
     ])
-    .where('repository_id', '=', repositoryId).executeTakeFirstOrThrow();
-  await conn.updateTable('repo_status').set({
+    .where('ref_id', '=', refId).executeTakeFirstOrThrow();
+  await conn.updateTable('refs').set({
     open_critical: Number(totals.open_critical),
     open_high: Number(totals.open_high),
     open_medium: Number(totals.open_medium),
     open_low: Number(totals.open_low),
     open_info: Number(totals.open_info),
     components: Number(totals.components),
-  }).where('repository_id', '=', repositoryId).execute();
+    fixed_total: Number(totals.fixed_total),
+  }).where('id', '=', refId).execute();
 }
 
-async function upsertStatus(conn: Conn, repositoryId: string, values: { state: string; last_upload_at?: string; last_completed_at?: string }) {
+/**
+ * The repository's status row (what the dashboard, repository lists and badges read) is a copy of its
+ * default branch's ref row, so those reads stay one primary-key row. A repository whose default
+ * branch never received an upload has none, and reads as never scanned.
+ */
+export async function syncRepoStatus(conn: Conn, repositoryId: string, changed?: { kind: string; name: string }): Promise<void> {
+  const repo = await conn.selectFrom('repos').select('default_branch').where('id', '=', repositoryId).executeTakeFirst();
+  if (!repo) return;
+  const defaultRef = defaultBranch(repo.default_branch);
+  // Another ref's change leaves the row alone: fewer writes to the row every upload of the repository touches.
+  if (changed && !sameRef(changed, defaultRef)) return;
+  const copied = ['state', 'last_upload_at', 'last_completed_at', 'open_critical', 'open_high', 'open_medium', 'open_low', 'open_info', 'components'] as const;
   await conn.insertInto('repo_status')
-    .values({
-      repository_id: repositoryId, state: values.state,
-      last_upload_at: values.last_upload_at ?? null, last_completed_at: values.last_completed_at ?? null,
-      open_critical: 0, open_high: 0, open_medium: 0, open_low: 0, open_info: 0, components: 0,
-    })
-    .onConflict((oc) => oc.column('repository_id').doUpdateSet(values))
+    .columns(['repository_id', ...copied])
+    .expression(conn.selectFrom('refs').select(['repository_id', ...copied])
+      .where('repository_id', '=', repositoryId).where('kind', '=', 'branch').where('name', '=', defaultRef.name))
+    .onConflict((oc) => oc.column('repository_id').doUpdateSet((eb) => ({
+      state: eb.ref('excluded.state'),
+      last_upload_at: eb.ref('excluded.last_upload_at'),
+      last_completed_at: eb.ref('excluded.last_completed_at'),
+      open_critical: eb.ref('excluded.open_critical'),
+      open_high: eb.ref('excluded.open_high'),
+      open_medium: eb.ref('excluded.open_medium'),
+      open_low: eb.ref('excluded.open_low'),
+      open_info: eb.ref('excluded.open_info'),
+      components: eb.ref('excluded.components'),
+    })))
     .execute();
 }
 

@@ -1,16 +1,18 @@
 import type { Insertable, Transaction } from 'kysely';
-import type { AnalysesTable, ComponentsTable, Database, FindingsTable } from '../db/schema.js';
+import type { AnalysesTable, ComponentsTable, Database, FindingsTable, RefRow, UploadRow } from '../db/schema.js';
 import type { Db } from '../db/index.js';
 import { bulkInsert, type PgColumnType } from '../db/bulk-insert.js';
+import { newId } from '../db/ids.js';
 
 /** Ids per `IN (...)` list: well inside SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
 const CHUNK = 5000;
 
 const FINDING_COLUMNS: Record<keyof FindingsTable, PgColumnType> = {
-  id: 'text', repository_id: 'text', analysis_id: 'text', fingerprint: 'text', rule_id: 'text', rule_name: 'text',
+  id: 'text', repository_id: 'text', ref_id: 'text', analysis_id: 'text', fingerprint: 'text', rule_id: 'text', rule_name: 'text',
   message: 'text', severity: 'text', severity_rank: 'integer', level: 'text', kind: 'text', file_path: 'text', start_line: 'integer',
   end_line: 'integer', package_name: 'text', package_version: 'text', purl: 'text', help_uri: 'text', state: 'text',
   first_upload_id: 'text', created_at: 'timestamptz', updated_at: 'timestamptz', fixed_at: 'timestamptz', reopened_at: 'timestamptz',
+  fixed_upload_id: 'text', reopened_upload_id: 'text',
 };
 
 const COMPONENT_COLUMNS: Record<keyof ComponentsTable, PgColumnType> = {
@@ -34,12 +36,45 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
       return (await query.executeTakeFirst()) !== undefined;
     },
 
-    async analysis(repositoryId: string, tool: string, category: string, format: string) {
+    /**
+     * The upload's ref. Accepting the upload created it; it is created again here if retention
+     * removed it while the upload waited.
+     */
+    async ref(upload: Pick<UploadRow, 'repository_id' | 'ref_kind' | 'ref_name' | 'created_at'>): Promise<RefRow> {
+      const find = () => trx.selectFrom('refs').selectAll()
+        .where('repository_id', '=', upload.repository_id).where('kind', '=', upload.ref_kind).where('name', '=', upload.ref_name)
+        .executeTakeFirst();
+      const found = await find();
+      if (found) return found;
+      await trx.insertInto('refs').values({
+        id: newId(), repository_id: upload.repository_id, kind: upload.ref_kind, name: upload.ref_name, base_ref: null, state: 'processing',
+        last_upload_at: upload.created_at, last_completed_at: null, open_critical: 0, open_high: 0, open_medium: 0, open_low: 0, open_info: 0,
+        components: 0, fixed_total: 0,
+      }).onConflict((oc) => oc.doNothing()).execute();
+      return (await find())!;
+    },
+
+    baseRef(repositoryId: string, branch: string): Promise<RefRow | undefined> {
+      return trx.selectFrom('refs').selectAll()
+        .where('repository_id', '=', repositoryId).where('kind', '=', 'branch').where('name', '=', branch).executeTakeFirst();
+    },
+
+    async setBaseRef(refId: string, baseRef: string | null): Promise<void> {
+      await trx.updateTable('refs').set({ base_ref: baseRef }).where('id', '=', refId).execute();
+    },
+
+    async openFingerprints(analysisId: string): Promise<string[]> {
+      const rows = await trx.selectFrom('findings').select('fingerprint')
+        .where('analysis_id', '=', analysisId).where('state', '=', 'open').execute();
+      return rows.map((r) => r.fingerprint);
+    },
+
+    async analysis(refId: string, tool: string, category: string, format: string) {
       return trx.selectFrom('analyses')
         .leftJoin('uploads', 'uploads.id', 'analyses.last_upload_id')
         .selectAll('analyses')
         .select('uploads.created_at as last_upload_created_at')
-        .where('analyses.repository_id', '=', repositoryId)
+        .where('analyses.ref_id', '=', refId)
         .where('analyses.tool', '=', tool)
         .where('analyses.category', '=', category)
         .where('analyses.format', '=', format)

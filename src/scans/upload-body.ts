@@ -2,7 +2,7 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import { badRequest, HttpProblem } from '../http/problem.js';
+import { badRequest, HttpProblem } from '../problem.js';
 import type {} from '@fastify/multipart';
 
 const gunzipAsync = promisify(gunzip);
@@ -13,6 +13,7 @@ export interface UploadContext {
   category?: string;
   commit_sha?: string;
   ref?: string;
+  base_ref?: string;
 }
 
 export interface ReceivedUpload {
@@ -23,7 +24,7 @@ export interface ReceivedUpload {
   fields: UploadContext;
 }
 
-const CONTEXT_FIELDS = new Set(['format', 'category', 'commit_sha', 'ref']);
+const CONTEXT_FIELDS = new Set(['format', 'category', 'commit_sha', 'ref', 'base_ref']);
 
 /**
  * Reads the upload, the file itself or the `file` part of a multipart form, gzip or not. The limit
@@ -34,7 +35,9 @@ export async function receiveUpload(request: FastifyRequest, limit: number): Pro
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   if (request.isMultipart()) return receiveMultipart(request, limit);
-  const raw = await readLimited(request.body as Readable, limit);
+  // Fastify calls no body parser for a request without a body (no Content-Type, Content-Length 0).
+  if (!isStream(request.body)) throw badRequest('The upload is empty; send the document as the request body.');
+  const raw = await readLimited(request.body, limit);
   const gzipped = /\bgzip\b/i.test(String(request.headers['content-encoding'] ?? '')) || isGzip(raw);
   return { content: gzipped ? await inflate(raw, limit) : raw, contentType: request.headers['content-type'], fields: {} };
 }
@@ -67,6 +70,10 @@ async function readParts(request: FastifyRequest, limit: number): Promise<Receiv
   }
   if (!received) throw badRequest('The multipart upload has no "file" part.');
   return received;
+}
+
+function isStream(body: unknown): body is Readable {
+  return typeof body === 'object' && body !== null && typeof (body as Readable).pipe === 'function';
 }
 
 async function readLimited(stream: Readable, limit: number): Promise<Buffer> {

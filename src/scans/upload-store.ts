@@ -1,11 +1,13 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, UploadRow } from '../db/schema.js';
 import type { Dialect } from '../db/index.js';
-import type { Page } from '../http/pagination.js';
+import { paginate, type Page, type Paged } from '../db/page.js';
 import { inFuture, now } from '../db/time.js';
-import { refreshRepoState } from './status-store.js';
+import { refreshRefState } from './status-store.js';
+import { announceSettled } from './settled.js';
+import { enqueueUploadFailed } from '../webhooks/outbox.js';
 
-export type NewUpload = Pick<UploadRow, 'id' | 'repository_id' | 'format' | 'sha256' | 'size_bytes' | 'category' | 'commit_sha' | 'ref' | 'created_by' | 'api_key_id'>;
+export type NewUpload = Pick<UploadRow, 'id' | 'repository_id' | 'format' | 'sha256' | 'size_bytes' | 'category' | 'commit_sha' | 'ref' | 'ref_kind' | 'ref_name' | 'base_ref' | 'created_by' | 'api_key_id'>;
 
 /** A claimed upload: `attempts` is the fencing token its worker must still hold when it commits. */
 export interface ClaimedUpload {
@@ -22,7 +24,7 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect) {
           .values({ ...upload, status: 'pending', created_at: now() })
           .returningAll().executeTakeFirstOrThrow();
         await trx.insertInto('upload_contents').values({ upload_id: upload.id, content }).execute();
-        await refreshRepoState(trx, upload.repository_id, { lastUploadAt: row.created_at });
+        await refreshRefState(trx, row, { lastUploadAt: row.created_at });
         return row;
       });
     },
@@ -31,13 +33,11 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect) {
       return db.selectFrom('uploads').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
-    async page(repositoryId: string, page: Page): Promise<{ total: number; items: UploadRow[] }> {
-      const base = db.selectFrom('uploads').where('repository_id', '=', repositoryId);
-      const [count, items] = await Promise.all([
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-        base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.perPage).offset(page.offset).execute(),
-      ]);
-      return { total: Number(count.n), items };
+    /** A repository's uploads, newest first; only one ref's when `ref` is given. */
+    page(repositoryId: string, page: Page, ref?: { kind: string; name: string }): Promise<Paged<UploadRow>> {
+      let filtered = db.selectFrom('uploads').where('repository_id', '=', repositoryId);
+      if (ref) filtered = filtered.where('ref_kind', '=', ref.kind).where('ref_name', '=', ref.name);
+      return paginate(filtered, page, (q) => q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'));
     },
 
     /**
@@ -57,7 +57,7 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect) {
           )
           returning *`.execute(trx);
         const upload = result.rows[0];
-        if (upload) await refreshRepoState(trx, upload.repository_id, {});
+        if (upload) await refreshRefState(trx, upload, {});
         return upload;
       });
       if (!claimed) return undefined;
@@ -78,7 +78,9 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect) {
         if (!(await holdsClaim(trx, upload, dialect))) return;
         await trx.updateTable('uploads').set({ status: 'failed', error: reason, completed_at: now(), lease_until: null })
           .where('id', '=', upload.id).execute();
-        await refreshRepoState(trx, upload.repository_id, {});
+        await refreshRefState(trx, upload, {});
+        await announceSettled(trx, dialect, upload.id);
+        await enqueueUploadFailed(trx, upload, reason);
       });
     },
 

@@ -20,6 +20,8 @@ export interface UploadEvents {
   accepted?(format: string): void;
   completed?(format: string, seconds: number, counts: ImportCounts): void;
   failed?(format: string, reason: string): void;
+  /** After the commit that made the upload complete or failed. */
+  settled?(uploadId: string): void;
 }
 
 export interface WorkerPool {
@@ -89,6 +91,7 @@ export async function processClaimed(deps: WorkerDeps, { upload, content }: Clai
   const started = performance.now();
   if (upload.attempts > options.maxAttempts) {
     await deps.uploads.fail(upload, `Processing was interrupted ${options.maxAttempts} times; the upload was given up.`);
+    deps.events?.settled?.(upload.id);
     return;
   }
   const heartbeat = setInterval(() => {
@@ -105,10 +108,12 @@ export async function processClaimed(deps: WorkerDeps, { upload, content }: Clai
     const seconds = (performance.now() - started) / 1000;
     log.info({ format: upload.format, seconds, ...counts }, 'upload processed');
     deps.events?.completed?.(upload.format, seconds, counts);
+    deps.events?.settled?.(upload.id);
   } catch (error) {
     if (error instanceof ParseError || error instanceof DetectError) {
       await deps.uploads.fail(upload, error.message);
       deps.events?.failed?.(upload.format, error.message);
+      deps.events?.settled?.(upload.id);
       log.info({ reason: error.message }, 'upload failed');
     } else {
       // A database outage or a bug: leave the claim to expire so the upload is tried again.

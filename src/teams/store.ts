@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, TeamRow } from '../db/schema.js';
-import type { Page } from '../http/pagination.js';
+import { paginate, type Page, type Paged } from '../db/page.js';
 
 export type TeamWithMembers = TeamRow & { members: string[] };
 
@@ -25,13 +25,10 @@ export function teamStore(db: Kysely<Database>) {
       return team && (await withMembers([team]))[0];
     },
 
-    async page(orgId: string, page: Page): Promise<{ total: number; items: TeamWithMembers[] }> {
-      const base = db.selectFrom('teams').where('org_id', '=', orgId);
-      const [count, teams] = await Promise.all([
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-        base.selectAll().orderBy('created_at').orderBy('id').limit(page.perPage).offset(page.offset).execute(),
-      ]);
-      return { total: Number(count.n), items: await withMembers(teams) };
+    async page(orgId: string, page: Page): Promise<Paged<TeamWithMembers>> {
+      const { total, items } = await paginate(db.selectFrom('teams').where('org_id', '=', orgId), page,
+        (q) => q.selectAll().orderBy('created_at').orderBy('id'));
+      return { total, items: await withMembers(items) };
     },
 
     /** False when the team is gone. */

@@ -39,6 +39,11 @@ export function userStore(db: Kysely<Database>) {
       return (await this.byId(id))!;
     },
 
+    /** Whether a local user (the dev user) was ever created. */
+    async hasLocalUser(): Promise<boolean> {
+      return (await db.selectFrom('users').select('id').where('provider_id', 'is', null).limit(1).executeTakeFirst()) !== undefined;
+    },
+
     async upsertDevUser(): Promise<UserRow> {
       const at = now();
       const existing = await db.selectFrom('users').selectAll()

@@ -57,4 +57,41 @@ describe.each(DB_KINDS)('audit log on %s', (kind) => {
     expect((await read()).statusCode).toBe(401);
     expect((await t.request({ url: '/api/v1/audit', headers: { cookie: owner.cookie } })).statusCode).toBe(403);
   });
+  it('filters by exact action and by actor (user id or login), on the org log and the site log', async () => {
+    const admin = await t.user('filter-admin', { admin: true });
+    const alice = await t.user('alice');
+    const bob = await t.user('bob');
+    const org = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie: alice.cookie }, payload: { name: 'filtered' } })).json().id;
+    await t.request({ method: 'PUT', url: `/api/v1/orgs/${org}/members/${bob.user.id}`, headers: { cookie: alice.cookie }, payload: { role: 'owner' } });
+    await t.request({ method: 'POST', url: `/api/v1/orgs/${org}/repos`, headers: { cookie: alice.cookie }, payload: { name: 'a1' } });
+    await t.request({ method: 'POST', url: `/api/v1/orgs/${org}/repos`, headers: { cookie: bob.cookie }, payload: { name: 'b1' } });
+    await t.request({ method: 'POST', url: `/api/v1/orgs/${org}/repos`, headers: { cookie: bob.cookie }, payload: { name: 'b2' } });
+
+    const read = async (url: string, cookie: string) => {
+      const res = await t.request({ url, headers: { cookie } });
+      expect(res.statusCode).toBe(200);
+      return { total: Number(res.headers['x-total-count']), events: res.json<{ action: string; actor: { login: string } }[]>() };
+    };
+    const repos = await read(`/api/v1/orgs/${org}/audit?action=repo.created`, alice.cookie);
+    expect(repos.total).toBe(3);
+    expect(repos.events.every((e) => e.action === 'repo.created')).toBe(true);
+    // Exact, not a prefix: "repo" names no action.
+    expect((await read(`/api/v1/orgs/${org}/audit?action=repo`, alice.cookie)).total).toBe(0);
+
+    const byLogin = await read(`/api/v1/orgs/${org}/audit?actor=bob`, alice.cookie);
+    expect(byLogin.events.map((e) => e.action)).toEqual(['repo.created', 'repo.created']);
+    expect(byLogin.events.every((e) => e.actor.login === 'bob')).toBe(true);
+    const byId = await read(`/api/v1/orgs/${org}/audit?actor=${alice.user.id}&action=repo.created`, alice.cookie);
+    expect(byId.total).toBe(1);
+    expect(byId.events[0]!.actor.login).toBe('alice');
+
+    const site = await read(`/api/v1/audit?actor=${bob.user.id}&per_page=100`, admin.cookie);
+    expect(site.events.length).toBeGreaterThan(0);
+    expect(site.events.every((e) => e.actor.login === 'bob')).toBe(true);
+    expect((await read('/api/v1/audit?action=org.created&actor=alice', admin.cookie)).events.map((e) => e.action)).toEqual(['org.created']);
+
+    const empty = await t.request({ url: `/api/v1/orgs/${org}/audit?action=`, headers: { cookie: alice.cookie } });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.headers['content-type']).toContain('application/problem+json');
+  });
 });

@@ -3,9 +3,10 @@ import type { InjectOptions } from 'fastify';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { DB_KINDS } from '../support/db.js';
 import { orgClient, type Org, type Repo, type Team } from '../support/orgs.js';
+import { sarifLog } from '../support/sarif.js';
 
 /**
- * Every endpoint of orgs, repos, teams and members, called by every kind of caller. A session or
+ * Every endpoint of orgs, repos (and their analyses), teams and members, called by every kind of caller. A session or
  * key of: a stranger (signed in, not in the org), a member, an owner, a site administrator (not in
  * the org); keys with the write scope, the read scope, and narrowed (write) to another org.
  */
@@ -18,8 +19,11 @@ const CALLERS = [
 ] as const;
 type Caller = (typeof CALLERS)[number];
 
-/** What an endpoint needs: any caller, one allowed to create orgs, an org reader, an org manager. */
-type Rule = 'signed-in' | 'create-org' | 'read' | 'manage';
+/**
+ * What an endpoint needs: any caller, one allowed to create orgs, an org reader, an org manager, or
+ * an owner reading what only owners see (webhooks).
+ */
+type Rule = 'signed-in' | 'create-org' | 'read' | 'manage' | 'owner-read';
 
 const OK = 0; // the endpoint's own success status
 // 404: the org is not visible to the caller (not a member, or the key is narrowed elsewhere).
@@ -32,12 +36,14 @@ const MATRIX: Record<Rule, number[]> = {
   'create-org': [401,  OK,      OK,    OK,   OK,     OK,   403, 403,  OK,   403, 403,  OK,   403, 403,  OK,   403, 403],
   read:         [401,  404,     OK,    OK,   OK,     404,  404, 404,  OK,   OK,  404,  OK,   OK,  404,  OK,   OK,  404],
   manage:       [401,  404,     403,   OK,   OK,     404,  403, 404,  403,  403, 404,  OK,   403, 404,  OK,   403, 404],
+  'owner-read': [401,  404,     403,   OK,   OK,     404,  404, 404,  403,  403, 404,  OK,   OK,  404,  OK,   OK,  404],
 };
 
 interface Fixture {
   org: Org;
   repo: Repo;
   team: Team;
+  webhook: { id: string };
   /** Things some requests consume (a deleted repo cannot be deleted again): made fresh per call. */
   fresh: {
     org(): Promise<Org>;
@@ -45,6 +51,11 @@ interface Fixture {
     team(): Promise<Team>;
     signedInUser(): Promise<string>;
     member(): Promise<string>;
+    /** An analysis of the shared repository (one upload, processed). */
+    analysis(): Promise<string>;
+    webhook(): Promise<{ id: string }>;
+    /** A finished delivery of the shared webhook, which may be sent again. */
+    finishedDelivery(): Promise<string>;
   };
   unique(): string;
 }
@@ -75,6 +86,25 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'GET /orgs/{id}/members/{user_id}', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/members/${f.team.members[0]}` }) },
   { route: 'PUT /orgs/{id}/members/{user_id}', rule: 'manage', ok: 201, request: async (f) => ({ method: 'PUT', url: `/api/v1/orgs/${f.org.id}/members/${await f.fresh.signedInUser()}`, payload: { role: 'member' } }) },
   { route: 'DELETE /orgs/{id}/members/{user_id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/orgs/${f.org.id}/members/${await f.fresh.member()}` }) },
+  { route: 'GET /repos/{id}/refs', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/refs` }) },
+  { route: 'GET /repos/{id}/status?ref=', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/status?ref=refs/heads/main` }) },
+  { route: 'GET /repos/{id}/findings?ref=', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/findings?ref=main` }) },
+  { route: 'GET /repos/{id}/analyses', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/analyses` }) },
+  { route: 'DELETE /repos/{id}/analyses/{analysis_id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/repos/${f.repo.id}/analyses/${await f.fresh.analysis()}` }) },
+  { route: 'GET /repos/lookup', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/lookup?org=${encodeURIComponent(f.org.name)}&name=${f.repo.name}` }) },
+  { route: 'GET /orgs/{id}/policy', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/policy` }) },
+  { route: 'PUT /orgs/{id}/policy', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/orgs/${f.org.id}/policy`, payload: { fail_on_new: 'critical' } }) },
+  { route: 'GET /repos/{id}/policy', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/policy` }) },
+  { route: 'PUT /repos/{id}/policy', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/repos/${f.repo.id}/policy`, payload: { inherit: true } }) },
+  { route: 'GET /repos/{id}/gate', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/gate` }) },
+  { route: 'POST /repos/{id}/badge-token', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/repos/${f.repo.id}/badge-token` }) },
+  { route: 'GET /orgs/{id}/webhooks', rule: 'owner-read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/webhooks` }) },
+  { route: 'POST /orgs/{id}/webhooks', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/webhooks`, payload: { url: 'https://93.184.215.14/in', secret: 'matrix-secret', events: ['upload.completed'] } }) },
+  { route: 'GET /orgs/{id}/webhooks/{webhook_id}', rule: 'owner-read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/webhooks/${f.webhook.id}` }) },
+  { route: 'PUT /orgs/{id}/webhooks/{webhook_id}', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/orgs/${f.org.id}/webhooks/${f.webhook.id}`, payload: { min_severity: 'high' } }) },
+  { route: 'DELETE /orgs/{id}/webhooks/{webhook_id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/orgs/${f.org.id}/webhooks/${(await f.fresh.webhook()).id}` }) },
+  { route: 'GET /orgs/{id}/webhooks/{webhook_id}/deliveries', rule: 'owner-read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/webhooks/${f.webhook.id}/deliveries` }) },
+  { route: 'POST /orgs/{id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', rule: 'manage', ok: 202, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/webhooks/${f.webhook.id}/deliveries/${await f.fresh.finishedDelivery()}/redeliver` }) },
   { route: 'GET /users', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/users?q=o' }) },
 ];
 
@@ -100,11 +130,29 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
       return org;
     };
     const org = await makeOrg();
+    const sharedRepo = await api.createRepo(owner!.cookie, org.id, { name: 'shared-repo' });
+    const makeWebhook = async () => {
+      const res = await t.request({
+        method: 'POST', url: `/api/v1/orgs/${org.id}/webhooks`, headers: { cookie: owner!.cookie },
+        payload: { url: 'https://93.184.215.14/in', secret: 'matrix-secret', events: ['upload.completed'] },
+      });
+      if (res.statusCode !== 201) throw new Error(`creating a webhook failed: ${res.statusCode} ${res.body}`);
+      return res.json<{ id: string }>();
+    };
+    const webhook = await makeWebhook();
     fixture = {
       org,
-      repo: await api.createRepo(owner!.cookie, org.id, { name: 'shared-repo' }),
+      repo: sharedRepo,
       team: await api.createTeam(owner!.cookie, org.id, { name: 'shared-team', members: [member!.user.id] }),
+      webhook,
       fresh: {
+        webhook: makeWebhook,
+        finishedDelivery: async () => {
+          // Its ping, as if it had been attempted and given up (nothing is sent in this test).
+          const row = await t.db.kysely.updateTable('webhook_deliveries').set({ status: 'failed' })
+            .where('webhook_id', '=', webhook.id).returning('id').executeTakeFirstOrThrow();
+          return row.id;
+        },
         org: makeOrg,
         repo: () => api.createRepo(owner!.cookie, org.id, { name: unique() }),
         team: () => api.createTeam(owner!.cookie, org.id, { name: unique() }),
@@ -113,6 +161,17 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
           const { user } = await t.user(unique());
           await api.setMember(owner!.cookie, org.id, user.id, 'member');
           return user.id;
+        },
+        analysis: async () => {
+          const category = unique();
+          const upload = await t.request({
+            method: 'POST', url: `/api/v1/repos/${sharedRepo.id}/upload?category=${category}`,
+            headers: { cookie: owner!.cookie, 'content-type': 'application/sarif+json' }, payload: sarifLog([{ rule: 'r', file: 'a.js' }]),
+          });
+          if (upload.statusCode !== 202) throw new Error(`upload failed: ${upload.statusCode} ${upload.body}`);
+          await t.drain();
+          const analyses = (await t.request({ url: `/api/v1/repos/${sharedRepo.id}/analyses?per_page=100`, headers: { cookie: owner!.cookie } })).json<{ id: string; category: string }[]>();
+          return analyses.find((a) => a.category === category)!.id;
         },
       },
       unique,
@@ -160,7 +219,14 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
       [`/api/v1/orgs/${fixture.org.id}`, `/api/v1/orgs/${missing}`],
       [`/api/v1/orgs/${fixture.org.id}/repos`, `/api/v1/orgs/${missing}/repos`],
       [`/api/v1/orgs/${fixture.org.id}/members`, `/api/v1/orgs/${missing}/members`],
+      [`/api/v1/orgs/${fixture.org.id}/webhooks/${fixture.webhook.id}`, `/api/v1/orgs/${missing}/webhooks/${fixture.webhook.id}`],
       [`/api/v1/repos/${fixture.repo.id}`, `/api/v1/repos/${missing}`],
+      [`/api/v1/repos/${fixture.repo.id}/refs`, `/api/v1/repos/${missing}/refs`],
+      [`/api/v1/repos/${fixture.repo.id}/status?ref=pr/1`, `/api/v1/repos/${missing}/status?ref=pr/1`],
+      [`/api/v1/repos/${fixture.repo.id}/analyses`, `/api/v1/repos/${missing}/analyses`],
+      [`/api/v1/repos/lookup?org=${encodeURIComponent(fixture.org.name)}&name=${fixture.repo.name}`, `/api/v1/repos/lookup?org=${encodeURIComponent(fixture.org.name)}&name=no-such-repo`],
+      [`/api/v1/repos/${fixture.repo.id}/gate`, `/api/v1/repos/${missing}/gate`],
+      [`/api/v1/orgs/${fixture.org.id}/policy`, `/api/v1/orgs/${missing}/policy`],
     ];
     for (const [hidden, absent] of pairs) {
       const seen = await t.request({ url: hidden, headers: credentials.get('stranger') });

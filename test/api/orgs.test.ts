@@ -137,7 +137,7 @@ describe.each(DB_KINDS)('organizations on %s', (kind) => {
     const repo = await api.createRepo(alice.cookie, org.id, { name: 'rocket' });
     const team = await api.createTeam(alice.cookie, org.id, { name: 'crew', members: [bob.user.id] });
     await t.db.kysely.insertInto('uploads').values({
-      id: 'upload-1', repository_id: repo.id, format: 'sarif', status: 'queued', sha256: 'x', size_bytes: 1, category: '', created_at: new Date().toISOString(),
+      id: 'upload-1', repository_id: repo.id, format: 'sarif', status: 'queued', sha256: 'x', size_bytes: 1, category: '', ref_kind: 'branch', ref_name: 'main', created_at: new Date().toISOString(),
     }).execute();
 
     const res = await api.call(alice.cookie, 'DELETE', `/api/v1/orgs/${org.id}`);

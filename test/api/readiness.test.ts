@@ -63,7 +63,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('readiness when PostgreSQL goes aw
     expect(down.statusCode).toBe(503);
     expect(down.json()).toEqual({ status: 'database unavailable' });
     expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
-    const api = await app.inject({ url: '/api/v1/me', headers: { authorization: 'Bearer syd_00000000000000000000000000000000000000' } });
+    const api = await app.inject({ url: '/api/v1/me', headers: { host: 'localhost:8080', authorization: 'Bearer syd_00000000000000000000000000000000000000' } });
     expect(api.statusCode).toBe(401);
     await proxy.start();
     expect((await app.inject({ url: '/readyz' })).statusCode).toBe(200);

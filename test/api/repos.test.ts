@@ -88,7 +88,7 @@ describe.each(DB_KINDS)('repositories on %s', (kind) => {
   it('deletes a repository with its scan data (204), then 404', async () => {
     const repo = await api.createRepo(owner.cookie, org.id, { name: 'short-lived' });
     await t.db.kysely.insertInto('uploads').values({
-      id: 'repo-upload-1', repository_id: repo.id, format: 'sarif', status: 'queued', sha256: 'x', size_bytes: 1, category: '', created_at: new Date().toISOString(),
+      id: 'repo-upload-1', repository_id: repo.id, format: 'sarif', status: 'queued', sha256: 'x', size_bytes: 1, category: '', ref_kind: 'branch', ref_name: 'main', created_at: new Date().toISOString(),
     }).execute();
     expect((await api.call(owner.cookie, 'DELETE', `/api/v1/repos/${repo.id}`)).statusCode).toBe(204);
     expect((await api.call(owner.cookie, 'GET', `/api/v1/repos/${repo.id}`)).statusCode).toBe(404);

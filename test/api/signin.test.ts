@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestApp, sessionCookie, type TestApp } from '../support/app.js';
 import { startForgeEmulator, type EmulatedForge, type ForgeEmulator } from '../support/forge-emulator.js';
-import type { ForgeType } from '../../src/auth/providers-config.js';
+import type { ForgeType } from '../../src/providers-config.js';
 
 const BASE = 'http://localhost:8080';
 const TYPES: ForgeType[] = ['github', 'gitlab', 'gitea', 'forgejo', 'bitbucket'];

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { DB_KINDS } from '../support/db.js';
 import { sarifLog } from '../support/sarif.js';
+import { CORPUS } from '../support/corpus.js';
 
-const CORPUS = path.resolve(import.meta.dirname, '../../../shared/corpus');
 const corpus = (file: string) => fs.readFileSync(path.join(CORPUS, file));
 
 /** A gzip stream that inflates to `bytes` zeros, made without holding them in memory. */
@@ -45,11 +45,11 @@ describe.each(DB_KINDS)('uploads on %s', (kind) => {
 
   it('accepts a SARIF file with 202, stores it, and processes it to complete', async () => {
     const body = corpus('sarif/trivy-image-alpine-310.sarif');
-    const res = await post(body, { 'content-type': 'application/sarif+json' }, '?category=image&commit_sha=abc123&ref=main');
+    const res = await post(body, { 'content-type': 'application/sarif+json' }, '?category=image&commit_sha=ABC1234&ref=main');
     expect(res.statusCode).toBe(202);
     const accepted = res.json();
     expect(res.headers.location).toBe(`/api/v1/uploads/${accepted.id}`);
-    expect(accepted).toMatchObject({ repository_id: repoId, format: 'sarif', status: 'pending', size_bytes: body.length, category: 'image', commit_sha: 'abc123', ref: 'main' });
+    expect(accepted).toMatchObject({ repository_id: repoId, format: 'sarif', status: 'pending', size_bytes: body.length, category: 'image', commit_sha: 'abc1234', ref: 'main' });
     expect(accepted.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect((await t.request({ url: `/api/v1/repos/${repoId}/status`, headers: { cookie: owner.cookie } })).json().state).toBe('pending');
 
@@ -102,6 +102,42 @@ describe.each(DB_KINDS)('uploads on %s', (kind) => {
       expect(res.json().detail).toMatch(message);
     }
     expect((await post('{}', {}, '?format=pdf')).statusCode).toBe(400);
+  });
+
+  it('treats empty context values as absent, and takes a commit_sha of 7 to 64 hex digits only', async () => {
+    const sarif = sarifLog([{ rule: 'r', file: 'a.js' }]);
+    const repo = (await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/repos`, headers: { cookie: owner.cookie }, payload: { name: 'context' } })).json().id;
+    const postHere = (body: Buffer | string, headers: Record<string, string> = {}, query = '') => post(body, headers, query, repo);
+    // What `commit_sha=$GIT_COMMIT&ref=$GIT_BRANCH` sends when the variables are unset.
+    const empty = await postHere(sarif, {}, '?category=&commit_sha=&ref=');
+    expect(empty.statusCode).toBe(202);
+    // An upload that names no branch belongs to the repository's default branch.
+    expect(empty.json()).toMatchObject({ category: '', commit_sha: null, ref: 'main' });
+    const form = new FormData();
+    form.set('commit_sha', '');
+    form.set('ref', '');
+    form.set('file', new Blob([sarif]), 'results.sarif');
+    const request = new Request('http://x', { method: 'POST', body: form });
+    const multipart = await postHere(Buffer.from(await request.arrayBuffer()), { 'content-type': request.headers.get('content-type')! });
+    expect(multipart.json()).toMatchObject({ commit_sha: null, ref: 'main' });
+
+    const full = 'a'.repeat(40);
+    expect((await postHere(sarif, {}, `?commit_sha=${full}`)).json().commit_sha).toBe(full);
+    expect((await postHere(sarif, {}, `?commit_sha=${'0'.repeat(64)}`)).statusCode).toBe(202);
+    for (const bad of ['not-a-sha', 'abc123', 'g'.repeat(40), '0'.repeat(65)]) {
+      const res = await postHere(sarif, {}, `?commit_sha=${bad}`);
+      expect(res.statusCode, bad).toBe(400);
+      expect(res.headers['content-type']).toContain('application/problem+json');
+      expect(res.json().errors.map((e: { path: string }) => e.path)).toEqual(['/query/commit_sha']);
+    }
+    const badForm = new FormData();
+    badForm.set('commit_sha', 'not-a-sha');
+    badForm.set('file', new Blob([sarif]), 'results.sarif');
+    const badRequest = new Request('http://x', { method: 'POST', body: badForm });
+    const badMultipart = await postHere(Buffer.from(await badRequest.arrayBuffer()), { 'content-type': badRequest.headers.get('content-type')! });
+    expect(badMultipart.statusCode).toBe(400);
+    expect(badMultipart.json().errors.map((e: { path: string }) => e.path)).toEqual(['/fields/commit_sha']);
+    await t.drain();
   });
 
   it('answers 413 with the limit over SERVICE_MAX_UPLOAD_BYTES, before or after inflating', async () => {

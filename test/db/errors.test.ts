@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/index.js';
 import { conflictOnDuplicate } from '../../src/db/errors.js';
-import { HttpProblem } from '../../src/http/problem.js';
+import { HttpProblem } from '../../src/problem.js';
 import { DB_KINDS, useMigratedDatabase } from '../support/db.js';
 import { seedRepository } from '../support/scans.js';
 

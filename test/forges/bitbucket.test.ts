@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createForge, type ForgeUser } from '../../src/auth/forges/index.js';
-import { loadProviders } from '../../src/auth/providers-config.js';
+import { loadProviders } from '../../src/providers-config.js';
 import { startForgeEmulator, type EmulatedForge, type ForgeEmulator } from '../support/forge-emulator.js';
 import { CALLBACK, clientFor, visitAuthorize } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createForge, pkcePair, randomState, type Forge } from '../../src/auth/forges/index.js';
-import type { ProviderConfig } from '../../src/auth/providers-config.js';
+import type { ProviderConfig } from '../../src/providers-config.js';
 import { expectForgeError } from './helpers.js';
 
 const SECRET = 'very-secret-client-secret';

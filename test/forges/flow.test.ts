@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ForgeUser } from '../../src/auth/forges/index.js';
-import type { ForgeType } from '../../src/auth/providers-config.js';
+import type { ForgeType } from '../../src/providers-config.js';
 import { startForgeEmulator, type EmulatedForge, type EmulatedUser, type ForgeEmulator } from '../support/forge-emulator.js';
 import { CALLBACK, clientFor, expectForgeError, visitAuthorize } from './helpers.js';
 

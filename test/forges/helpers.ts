@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { createForge, ForgeError, pkcePair, randomState, type Forge, type ForgeErrorKind } from '../../src/auth/forges/index.js';
-import { loadProviders, type ProviderConfig } from '../../src/auth/providers-config.js';
+import { loadProviders, type ProviderConfig } from '../../src/providers-config.js';
 import type { EmulatedForge } from '../support/forge-emulator.js';
 
 /** Never contacted: the tests read the code off the redirect instead of following it. */

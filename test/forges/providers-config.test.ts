@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadProviders, ProviderConfigError } from '../../src/auth/providers-config.js';
+import { loadProviders, ProviderConfigError } from '../../src/providers-config.js';
 
 const SECRET = 'hunter2-do-not-print';
 const entry = (over: Record<string, unknown> = {}): Record<string, unknown> => ({

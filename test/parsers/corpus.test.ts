@@ -87,7 +87,7 @@ describe('corpus spot checks', () => {
 
   it('keeps a clean scan as an analysis with no findings', () => {
     const clean = only('sarif/semgrep-1.66.2-no-results.sarif');
-    expect(clean.tool).toEqual({ name: 'Semgrep OSS', version: '1.66.2' });
+    expect(clean.tool).toEqual({ name: 'Semgrep', version: '1.66.2' });
     expect(clean.findings).toEqual([]);
   });
 
@@ -162,7 +162,7 @@ describe('corpus spot checks', () => {
 
   it('rates grype CycloneDX vulnerabilities from their highest rating and ties them to the component', () => {
     const grype = only('cyclonedx/grype-0.41.0-log4j-1.4.cdx.xml');
-    expect(grype.tool).toEqual({ name: 'grype', version: '0.41.0' });
+    expect(grype.tool).toEqual({ name: 'Grype', version: '0.41.0' });
     expect(grype.findings.map((f) => [f.ruleId, f.severity])).toEqual([
       ['CVE-2021-44228', 'critical'],
       ['CVE-2021-44832', 'medium'],
@@ -254,7 +254,7 @@ describe('corpus spot checks', () => {
 
   it('reads the Trivy SPDX JSON graph, licence NONE and purposes', () => {
     const env = only('spdx/trivy-conda-environment-2.3.spdx.json');
-    expect(env.tool).toEqual({ name: 'trivy', version: 'dev' });
+    expect(env.tool).toEqual({ name: 'Trivy', version: 'dev' });
     expect(env.components.find((c) => c.name === 'bzip2')).toMatchObject({
       purl: 'pkg:conda/bzip2@1.0.8',
       type: 'library',

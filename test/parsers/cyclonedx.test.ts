@@ -69,7 +69,7 @@ describe('CycloneDX JSON', () => {
     const tool = (tools: unknown) => json(bom({ metadata: { tools } })).analyses[0]?.tool;
     expect(tool([{ vendor: 'anchore', name: 'syft', version: '1.0.0' }])).toEqual({ name: 'syft', version: '1.0.0' });
     expect(tool({ components: [{ type: 'application', name: 'trivy', version: '0.50.0' }] })).toEqual({
-      name: 'trivy',
+      name: 'Trivy',
       version: '0.50.0',
     });
     expect(tool({ services: [{ name: 'scanner-service' }] })).toEqual({ name: 'scanner-service', version: null });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/scans/detect.js';
+import { fingerprintAll } from '../../src/scans/fingerprint.js';
 import { GenericFindingsSchema } from '../../src/scans/parsers/findings/generic.js';
 import { parseScan } from '../../src/scans/parsers/index.js';
 import { ParseError, type NormalisedAnalysis } from '../../src/scans/parsers/types.js';
@@ -110,6 +111,21 @@ describe('Trivy JSON', () => {
     expect(JSON.stringify(trivy.findings)).not.toContain('AKIAIOSFODNN7EXAMPLE');
   });
 
+  it('keeps the identity of Trivy secrets when the lines around them move', () => {
+    const secretsAt = (...lines: number[]) => ({
+      SchemaVersion: 2,
+      Results: [{
+        Target: '.env',
+        Class: 'secret',
+        Secrets: lines.map((at) => ({ RuleID: 'aws-access-key-id', Severity: 'CRITICAL', Title: 'AWS Access Key ID', StartLine: at, EndLine: at })),
+      }],
+    });
+    const before = fingerprintAll(analysisOf(secretsAt(2, 9)).findings);
+    const moved = fingerprintAll(analysisOf(secretsAt(14, 21)).findings);
+    expect(new Set(before).size).toBe(2);
+    expect(moved).toEqual(before);
+  });
+
   it('names a vulnerability without an id', () => {
     const broken = { SchemaVersion: 2, Results: [{ Target: 'x', Vulnerabilities: [{ PkgName: 'a' }] }] };
     expect(parseError(broken)).toBe('Results[0].Vulnerabilities[0].VulnerabilityID is missing');
@@ -119,7 +135,7 @@ describe('Trivy JSON', () => {
 describe('Grype JSON', () => {
   it('reads matches with their artifact, the CVSS score and Grype severity words', () => {
     const grype = analysisOf(readFileSync(path.join(FIXTURES, 'grype-0.74-log4j.json'), 'utf8'));
-    expect(grype.tool).toEqual({ name: 'grype', version: '0.74.0' });
+    expect(grype.tool).toEqual({ name: 'Grype', version: '0.74.0' });
     expect(grype.findings.map((f) => [f.ruleId, f.severity, f.level, f.securitySeverity])).toEqual([
       ['GHSA-jfh8-c2jp-5v3q', 'critical', 'Critical', 10],
       ['CVE-2005-2541', 'info', 'Negligible', 10],

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/scans/detect.js';
 import { parseScan } from '../../src/scans/parsers/index.js';
 import { ParseError, SCAN_FORMATS } from '../../src/scans/parsers/types.js';
+import { CORPUS } from '../support/corpus.js';
 
-const CORPUS = path.resolve(import.meta.dirname, '../../../shared/corpus');
 
 function parseError(run: () => unknown): ParseError {
   try {

@@ -96,7 +96,7 @@ describe('SPDX tag-value', () => {
     const tool = (creator: string) =>
       tagValue(`SPDXVersion: SPDX-2.2\nCreator: ${creator}\n`).analyses[0]?.tool;
     expect(tool('Organization:Amazon Web Services')).toEqual({ name: 'SPDX', version: null });
-    expect(tool('Tool: trivy-dev')).toEqual({ name: 'trivy', version: 'dev' });
+    expect(tool('Tool: trivy-dev')).toEqual({ name: 'Trivy', version: 'dev' });
     expect(tool('Tool: cyclonedx-npm')).toEqual({ name: 'cyclonedx-npm', version: null });
     expect(tool('Tool: spdx-sbom-generator-v0.0.15')).toEqual({ name: 'spdx-sbom-generator', version: 'v0.0.15' });
   });
@@ -147,7 +147,7 @@ describe('SPDX JSON', () => {
         ],
       }),
     ).analyses;
-    expect(analysis?.tool).toEqual({ name: 'trivy', version: '0.50.1' });
+    expect(analysis?.tool).toEqual({ name: 'Trivy', version: '0.50.1' });
     expect(analysis?.components[0]).toEqual({
       ref: 'SPDXRef-a',
       name: 'a',

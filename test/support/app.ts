@@ -40,7 +40,7 @@ export async function createTestApp(kind: DbKind, env: Record<string, string> = 
 
   const testApp: TestApp = {
     app, db, config, database,
-    request: (options) => app.inject(options),
+    request: (options) => app.inject(asBrowserOn(config.baseUrl, options)),
     async user(login, options = {}) {
       const user = await app.services.users.upsertForgeUser({
         providerId: 'test', forgeUserId: `${login}-${++forgeIds}`, login, name: login, email: `${login}@example.com`, avatarUrl: null,
@@ -53,7 +53,7 @@ export async function createTestApp(kind: DbKind, env: Record<string, string> = 
       return `${SESSION_COOKIE}=${encodeURIComponent(app.encodeSecureSession(app.createSecureSession({ sid })))}`;
     },
     async apiKey(cookie, body = {}) {
-      const res = await app.inject({ method: 'POST', url: '/api/v1/apikeys', headers: { cookie }, payload: { name: 'test key', ...body } });
+      const res = await testApp.request({ method: 'POST', url: '/api/v1/apikeys', headers: { cookie }, payload: { name: 'test key', ...body } });
       if (res.statusCode !== 201) throw new Error(`creating a key failed: ${res.statusCode} ${res.body}`);
       return res.json<{ key: string }>().key;
     },
@@ -65,6 +65,23 @@ export async function createTestApp(kind: DbKind, env: Record<string, string> = 
     },
   };
   return testApp;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Requests as the service's own pages send them: to SERVICE_BASE_URL's host, and, when they change
+ * something, with the Origin a browser adds. A test that is about those headers sets its own (or
+ * calls app.inject, which adds neither).
+ */
+function asBrowserOn(baseUrl: string, options: InjectOptions): InjectOptions {
+  const base = new URL(baseUrl);
+  const headers: Record<string, string | string[] | number | undefined> = { host: base.host, ...(options.headers ?? {}) };
+  const method = String(options.method ?? 'GET').toUpperCase();
+  if (!SAFE_METHODS.has(method) && headers.origin === undefined && headers['sec-fetch-site'] === undefined) {
+    headers.origin = base.origin;
+  }
+  return { ...options, headers } as InjectOptions;
 }
 
 /** The session cookie a response sets, ready to send back. */

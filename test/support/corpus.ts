@@ -1,8 +1,7 @@
 import path from 'node:path';
-import type { Syntax } from '../../src/scans/parsers/index.js';
-import type { ScanFormat } from '../../src/scans/parsers/types.js';
+import type { ScanFormat, Syntax } from '../../src/scans/parsers/types.js';
 
-export const CORPUS = path.resolve(import.meta.dirname, '../../../shared/corpus');
+export const CORPUS = path.resolve(import.meta.dirname, '../fixtures/corpus');
 
 export interface Expected {
   format: ScanFormat;
@@ -33,10 +32,10 @@ export const EXPECTED: Record<string, Expected> = {
     format: 'sarif', syntax: 'json', tools: ['KICS'], findings: 2, components: 0, dependencies: 0,
   },
   'sarif/semgrep-1.66.2-no-results.sarif': {
-    format: 'sarif', syntax: 'json', tools: ['Semgrep OSS'], findings: 0, components: 0, dependencies: 0,
+    format: 'sarif', syntax: 'json', tools: ['Semgrep'], findings: 0, components: 0, dependencies: 0,
   },
   'sarif/semgrep-dataflow-traces.sarif': {
-    format: 'sarif', syntax: 'json', tools: ['Semgrep OSS'], findings: 1, components: 0, dependencies: 0,
+    format: 'sarif', syntax: 'json', tools: ['Semgrep'], findings: 1, components: 0, dependencies: 0,
   },
   'sarif/snyk-open-source-all-projects.sarif': {
     format: 'sarif', syntax: 'json', tools: ['Snyk Open Source'], findings: 6, components: 0, dependencies: 0,
@@ -57,16 +56,16 @@ export const EXPECTED: Record<string, Expected> = {
     format: 'cyclonedx', syntax: 'json', tools: ['cyclonedx-py'], findings: 0, components: 6, dependencies: 7,
   },
   'cyclonedx/grype-0.41.0-log4j-1.4.cdx.xml': {
-    format: 'cyclonedx', syntax: 'xml', tools: ['grype'], findings: 8, components: 1, dependencies: 0,
+    format: 'cyclonedx', syntax: 'xml', tools: ['Grype'], findings: 8, components: 1, dependencies: 0,
   },
   'cyclonedx/trivy-conda-1.4.cdx.json': {
-    format: 'cyclonedx', syntax: 'json', tools: ['trivy'], findings: 0, components: 4, dependencies: 3,
+    format: 'cyclonedx', syntax: 'json', tools: ['Trivy'], findings: 0, components: 4, dependencies: 3,
   },
   'cyclonedx/trivy-conda-1.6.cdx.json': {
-    format: 'cyclonedx', syntax: 'json', tools: ['trivy'], findings: 0, components: 2, dependencies: 3,
+    format: 'cyclonedx', syntax: 'json', tools: ['Trivy'], findings: 0, components: 2, dependencies: 3,
   },
   'cyclonedx/trivy-image-fluentd-vulns-1.6.cdx.json': {
-    format: 'cyclonedx', syntax: 'json', tools: ['trivy'], findings: 3, components: 4, dependencies: 5,
+    format: 'cyclonedx', syntax: 'json', tools: ['Trivy'], findings: 3, components: 4, dependencies: 5,
   },
   'spdx/freertos-coreJSON-3.3.0-2.2.spdx': {
     format: 'spdx', syntax: 'tag-value', tools: ['SPDX'], findings: 0, components: 1, dependencies: 0,
@@ -75,10 +74,10 @@ export const EXPECTED: Record<string, Expected> = {
     format: 'spdx', syntax: 'tag-value', tools: ['LicenseFind'], findings: 0, components: 4, dependencies: 0,
   },
   'spdx/trivy-conda-2.2.spdx.json': {
-    format: 'spdx', syntax: 'json', tools: ['trivy'], findings: 0, components: 4, dependencies: 2,
+    format: 'spdx', syntax: 'json', tools: ['Trivy'], findings: 0, components: 4, dependencies: 2,
   },
   'spdx/trivy-conda-environment-2.3.spdx.json': {
-    format: 'spdx', syntax: 'json', tools: ['trivy'], findings: 0, components: 3, dependencies: 2,
+    format: 'spdx', syntax: 'json', tools: ['Trivy'], findings: 0, components: 3, dependencies: 2,
   },
   'findings/npm-audit-v2-npm7-low.json': {
     format: 'findings', syntax: 'json', tools: ['npm audit'], findings: 1, components: 0, dependencies: 0,

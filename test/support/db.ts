@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/index.js';
-import type { DatabaseConfig } from '../../src/config.js';
+import type { DatabaseConfig } from '../../src/db/index.js';
 
 export type DbKind = 'sqlite' | 'postgres';
 

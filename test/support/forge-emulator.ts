@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ForgeType, ProviderConfig } from '../../src/auth/providers-config.js';
+import type { ForgeType, ProviderConfig } from '../../src/providers-config.js';
 
 export interface EmulatedEmail {
   email: string;

@@ -4,8 +4,9 @@ import { newId } from '../../src/db/ids.js';
 import { now } from '../../src/db/time.js';
 import { createScans, type Scans } from '../../src/scans/index.js';
 import { loadConfig } from '../../src/config.js';
-import { notFound } from '../../src/http/problem.js';
+import { notFound } from '../../src/problem.js';
 import { detectFormat } from '../../src/scans/detect.js';
+import { parseRef } from '../../src/refs/ref-name.js';
 
 export const quietLog = pino({ level: 'silent' });
 
@@ -25,13 +26,18 @@ export function scansFor(db: Db): Scans {
   });
 }
 
-/** Stores a document as an upload (as the upload route does, without HTTP). */
-export async function storeUpload(scans: Scans, repoId: string, content: string | Buffer, category = ''): Promise<string> {
+/**
+ * Stores a document as an upload (as the upload route does, without HTTP), to `ref` (the default
+ * branch, main, when absent); a pull request's base is main.
+ */
+export async function storeUpload(scans: Scans, repoId: string, content: string | Buffer, category = '', ref?: string): Promise<string> {
   const body = Buffer.isBuffer(content) ? content : Buffer.from(content);
   const id = newId();
+  const read = parseRef(ref ?? 'main');
   await scans.uploads.insert({
     id, repository_id: repoId, format: detectFormat(body, {}).format, sha256: 'test', size_bytes: body.length,
-    category, commit_sha: null, ref: null, created_by: null, api_key_id: null,
+    category, commit_sha: null, ref: ref ?? null, ref_kind: read.kind, ref_name: read.name,
+    base_ref: read.kind === 'pull_request' ? 'main' : null, created_by: null, api_key_id: null,
   }, body);
   return id;
 }

@@ -8,7 +8,7 @@ const root = path.resolve(import.meta.dirname, '../..');
 describe('configuration', () => {
   it('has working defaults: SQLite in ./data, port 8080', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ port: 8080, host: '0.0.0.0', baseUrl: 'http://localhost:8080', logLevel: 'info', devLogin: true, workers: 1 });
+    expect(config).toMatchObject({ port: 8080, host: '127.0.0.1', baseUrl: 'http://localhost:8080', logLevel: 'info', devLogin: true, workers: 1 });
     expect(config.database).toEqual({ kind: 'sqlite', file: './data/scanyard.db' });
     expect(config.dataDir).toBe(path.resolve('data'));
   });
@@ -30,6 +30,8 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
     [{ SERVICE_BASE_URL: 'ftp://x' }, 'SERVICE_BASE_URL must be an http(s) URL'],
     [{ SERVICE_DEV_LOGIN: 'maybe' }, 'SERVICE_DEV_LOGIN must be true or false'],
+    [{ SERVICE_WEBHOOK_ALLOW_PRIVATE: 'sometimes' }, 'SERVICE_WEBHOOK_ALLOW_PRIVATE must be true or false'],
+    [{ SERVICE_WEBHOOK_LEASE_SECONDS: '1' }, 'SERVICE_WEBHOOK_LEASE_SECONDS must be between 2 and 3600'],
     [{ SERVICE_PROVIDERS: '[{"id":"x","type":"gitbucket"}]' }, 'SERVICE_PROVIDERS[0]'],
   ])('stops on %j with a clear message', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
@@ -39,6 +41,16 @@ describe('configuration', () => {
   it('turns dev login off when providers are configured', () => {
     const providers = JSON.stringify([{ id: 'gh', type: 'github', name: 'GitHub', client_id: 'a', client_secret: 'b' }]);
     expect(loadConfig({ SERVICE_PROVIDERS: providers }).devLogin).toBe(false);
+  });
+
+  it('keeps dev login on this machine unless HOST is set; with a provider or without dev login, every interface', () => {
+    const providers = JSON.stringify([{ id: 'gh', type: 'github', name: 'GitHub', client_id: 'a', client_secret: 'b' }]);
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '' }).host).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ SERVICE_PROVIDERS: providers }).host).toBe('0.0.0.0');
+    expect(loadConfig({ SERVICE_DEV_LOGIN: 'false' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ SERVICE_PROVIDERS: providers, HOST: '10.0.0.5' }).host).toBe('10.0.0.5');
   });
 
   it.each([['PORT=abc', { PORT: 'abc' }], ['DATABASE_URL=mysql://x', { DATABASE_URL: 'mysql://x' }]])(

@@ -79,6 +79,7 @@ function pairs(t: Theme): [string, string, string, number][] {
     ['muted text on sunken panels', v('text-muted'), v('surface-sunken'), 4.5],
     ['links on a card', v('accent'), v('surface'), 4.5],
     ['primary button label', v('accent-text'), v('accent'), 4.5],
+    ['disabled button label', v('disabled-text'), v('disabled-bg'), 4.5],
     ['error heading on its tint', v('danger'), v('danger-soft'), 4.5],
     ['danger button label', v('surface'), v('danger'), 4.5],
     ['fixed / success text on a card', v('success'), v('surface'), 4.5],

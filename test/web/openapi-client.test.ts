@@ -44,6 +44,8 @@ describe('the generated API client types', () => {
       ['/api/v1/orgs/{id}/members', 'get'], ['/api/v1/orgs/{id}/members/{user_id}', 'put'], ['/api/v1/orgs/{id}/members/{user_id}', 'delete'],
       ['/api/v1/users', 'get'], ['/api/v1/repos/{id}/status', 'get'], ['/api/v1/repos/{id}/uploads', 'get'],
       ['/api/v1/repos/{id}/findings', 'get'], ['/api/v1/repos/{id}/components', 'get'], ['/api/v1/repos/{id}/upload', 'post'],
+      ['/api/v1/uploads/{id}', 'get'], ['/api/v1/orgs/{id}/audit', 'get'], ['/api/v1/audit', 'get'],
+      ['/api/v1/repos/{id}/analyses', 'get'], ['/api/v1/repos/{id}/analyses/{analysis_id}', 'delete'],
     ];
     const missing = used.filter(([p, method]) => !document.paths[p]?.[method]).map(([p, method]) => `${method.toUpperCase()} ${p}`);
     expect(missing).toEqual([]);

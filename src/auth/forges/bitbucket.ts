@@ -1,4 +1,4 @@
-import type { ProviderConfig } from '../providers-config.js';
+import type { ProviderConfig } from '../../providers-config.js';
 import { expectOk, getWithToken, malformed, type ForgeHttp } from './http.js';
 import { oauthForge } from './oauth.js';
 import { fetchProfile, isRecord, optionalText, primaryVerified, requireId, requireText } from './profile.js';

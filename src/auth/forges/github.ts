@@ -1,28 +1,19 @@
-import type { ProviderConfig } from '../providers-config.js';
+import type { ProviderConfig } from '../../providers-config.js';
 import { expectOk, getWithToken, malformed, type ForgeHttp } from './http.js';
-import { oauthForge } from './oauth.js';
-import { fetchProfile, optionalText, primaryVerified, requireId, requireText } from './profile.js';
+import { loginOAuthEndpoints, oauthForge } from './oauth.js';
+import { fetchProfile, primaryVerified, profileUser } from './profile.js';
 import type { Forge, ForgeUser } from './types.js';
 
 /** github.com, or GitHub Enterprise Server (api_url {url}/api/v3). */
 export function githubForge(config: ProviderConfig, http: ForgeHttp): Forge {
-  return oauthForge(config, http, {
-    authorize: `${config.url}/login/oauth/authorize`,
-    token: `${config.url}/login/oauth/access_token`,
-    clientAuth: 'body',
-  }, (token) => fetchUser(http, config.api_url, token));
+  return oauthForge(config, http, loginOAuthEndpoints(config.url), (token) => fetchUser(http, config.api_url, token));
 }
 
 async function fetchUser(http: ForgeHttp, api: string, token: string): Promise<ForgeUser> {
   const user = await fetchProfile(http, `${api}/user`, token);
-  return {
-    forgeUserId: requireId(http, user.id, 'id'),
-    login: requireText(http, user.login, 'login'),
-    name: optionalText(user.name),
-    // /user shows only the public email; a private one needs the user:email scope and /user/emails.
-    email: optionalText(user.email) ?? (await primaryEmail(http, api, token)),
-    avatarUrl: optionalText(user.avatar_url),
-  };
+  const found = profileUser(http, user, { login: 'login', name: 'name' });
+  // /user shows only the public email; a private one needs the user:email scope and /user/emails.
+  return { ...found, email: found.email ?? (await primaryEmail(http, api, token)) };
 }
 
 async function primaryEmail(http: ForgeHttp, api: string, token: string): Promise<string | null> {

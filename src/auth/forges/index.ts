@@ -1,4 +1,4 @@
-import type { ProviderConfig } from '../providers-config.js';
+import type { ProviderConfig } from '../../providers-config.js';
 import { bitbucketForge } from './bitbucket.js';
 import { giteaForge } from './gitea.js';
 import { githubForge } from './github.js';

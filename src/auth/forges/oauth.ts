@@ -1,4 +1,4 @@
-import type { ProviderConfig } from '../providers-config.js';
+import type { ProviderConfig } from '../../providers-config.js';
 import { callJson, expectOk, malformed, type ForgeHttp } from './http.js';
 import { isRecord } from './profile.js';
 import { ForgeError, type Forge, type ForgeUser } from './types.js';
@@ -11,6 +11,10 @@ export interface OAuthEndpoints {
 }
 
 const EXCHANGING = 'exchanging the sign-in code';
+
+/** The endpoints GitHub, Gitea and Forgejo share under their web base. */
+export const loginOAuthEndpoints = (url: string): OAuthEndpoints =>
+  ({ authorize: `${url}/login/oauth/authorize`, token: `${url}/login/oauth/access_token`, clientAuth: 'body' });
 
 /** A forge that speaks OAuth 2.0 at these endpoints and reads its user with `readUser`. */
 export function oauthForge(

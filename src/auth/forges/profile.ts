@@ -1,4 +1,5 @@
 import { expectOk, getWithToken, malformed, type ForgeHttp } from './http.js';
+import type { ForgeUser } from './types.js';
 
 export type Json = Record<string, unknown>;
 
@@ -38,4 +39,18 @@ export function primaryVerified(list: unknown[], primary: string, verified: stri
 export async function fetchProfile(http: ForgeHttp, url: string, token: string): Promise<Json> {
   const doing = 'fetching the user profile';
   return asRecord(http, expectOk(http, await getWithToken(http, url, token, doing), doing), 'user profile');
+}
+
+/**
+ * The user of a /user answer with a numeric `id`, `email` and `avatar_url`, naming the fields this
+ * forge keeps the login and the display name in.
+ */
+export function profileUser(http: ForgeHttp, user: Json, fields: { login: string; name: string }): ForgeUser {
+  return {
+    forgeUserId: requireId(http, user.id, 'id'),
+    login: requireText(http, user[fields.login], fields.login),
+    name: optionalText(user[fields.name]),
+    email: optionalText(user.email),
+    avatarUrl: optionalText(user.avatar_url),
+  };
 }

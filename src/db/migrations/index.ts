@@ -2,12 +2,22 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './0001_initial.js';
 import * as findingKind from './0002_finding_kind.js';
 import * as findingsPageIndex from './0003_findings_page_index.js';
+import * as adminPins from './0004_admin_pins.js';
+import * as findingChanges from './0005_finding_changes.js';
+import * as refs from './0006_refs.js';
+import * as gates from './0008_gates.js';
+import * as webhooks from './0009_webhooks.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_finding_kind': findingKind,
   '0003_findings_page_index': findingsPageIndex,
+  '0004_admin_pins': adminPins,
+  '0005_finding_changes': findingChanges,
+  '0006_refs': refs,
+  '0008_gates': gates,
+  '0009_webhooks': webhooks,
 };
 
 export const migrationProvider: MigrationProvider = {

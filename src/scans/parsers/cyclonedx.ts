@@ -2,9 +2,12 @@ import { describeType, list, record, records, text, type JsonRecord } from './ac
 import { bomFromXml } from './cyclonedx-xml.js';
 import { analysis, finding, packageFingerprint, purlParts } from './finding.js';
 import { DependencyGraph } from './graph.js';
-import { higher, score, severityFromScore, severityFromWord, UNRATED } from './severity.js';
+import { higher, score, severityOf, UNRATED } from './severity.js';
+import { decodeText, parseJson } from './text.js';
 import {
+  FAMILIES,
   ParseError,
+  type FormatParser,
   type NormalisedAnalysis,
   type NormalisedComponent,
   type NormalisedDependency,
@@ -198,8 +201,7 @@ function ratingOf(ratings: unknown): { severity: Severity; level: string | null;
     const ratingScore = score(rating.score);
     if (ratingScore !== undefined && (maxScore === undefined || ratingScore > maxScore)) maxScore = ratingScore;
     const word = text(rating.severity);
-    const severity =
-      severityFromWord(word) ?? (ratingScore !== undefined ? severityFromScore(ratingScore) : undefined);
+    const severity = severityOf(word, ratingScore);
     if (severity === undefined) continue;
     if (best === undefined || higher(best, severity) !== best) {
       best = severity;
@@ -207,4 +209,20 @@ function ratingOf(ratings: unknown): { severity: Severity; level: string | null;
     }
   }
   return { severity: best ?? UNRATED, level, score: maxScore ?? null };
+}
+
+export const cycloneDxJson: FormatParser = {
+  title: 'CycloneDX JSON', format: 'cyclonedx', syntax: 'json', contentTypes: ['application/vnd.cyclonedx+json'],
+  recognises: (doc) => !doc.array && doc.keyValueStartsWith('bomFormat', 'CycloneDX'),
+  parse: (body) => parseCycloneDxJson(parseJson(body, FAMILIES.cyclonedx.document)),
+};
+
+export const cycloneDxXml: FormatParser = {
+  title: 'CycloneDX XML', format: 'cyclonedx', syntax: 'xml', contentTypes: ['application/vnd.cyclonedx+xml'],
+  recognises: (doc) => localName(doc.rootElement()) === 'bom',
+  parse: (body) => parseCycloneDxXml(decodeText(body)),
+};
+
+function localName(element: string | undefined): string | undefined {
+  return element?.slice(element.indexOf(':') + 1);
 }

@@ -1,4 +1,5 @@
 import type { NormalisedAnalysis, NormalisedFinding } from './types.js';
+import { canonicalToolName } from './tool-name.js';
 
 type Required = Pick<NormalisedFinding, 'ruleId' | 'message' | 'severity'>;
 
@@ -22,7 +23,7 @@ export function finding(fields: Required & Partial<NormalisedFinding>): Normalis
 }
 
 export function analysis(name: string, version: string | null): NormalisedAnalysis {
-  return { tool: { name, version }, findings: [], components: [], dependencies: [] };
+  return { tool: { name: canonicalToolName(name), version }, findings: [], components: [], dependencies: [] };
 }
 
 /** The identity of a dependency advisory: which package it is about. */

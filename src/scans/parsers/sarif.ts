@@ -1,8 +1,12 @@
 import { describeType, isRecord, line, list, record, text, type JsonRecord } from './access.js';
 import { analysis, purlParts, safeDecode } from './finding.js';
+import { canonicalToolName } from './tool-name.js';
 import { score, severityFromScore, UNRATED } from './severity.js';
+import { parseJson } from './text.js';
 import {
+  FAMILIES,
   ParseError,
+  type FormatParser,
   type NormalisedAnalysis,
   type NormalisedFinding,
   type NormalisedScan,
@@ -80,7 +84,7 @@ function toolOf(run: JsonRecord, index: number): { name: string; version: string
   const driver = record(record(run.tool)?.driver);
   const name = text(driver?.name);
   if (!driver || !name) throw new ParseError(`runs[${index}].tool.driver.name is missing`);
-  return { name: name.trim(), version: text(driver.semanticVersion) ?? text(driver.version) ?? null };
+  return { name: canonicalToolName(name), version: text(driver.semanticVersion) ?? text(driver.version) ?? null };
 }
 
 function readResults(runDoc: JsonRecord, index: number, into: NormalisedFinding[]): void {
@@ -121,12 +125,20 @@ function indexRun(runDoc: JsonRecord, index: number): Run {
   };
 }
 
+// Snyk starts every rule title with its severity ("High severity - Command Injection ..."), which
+// the finding already carries as its severity.
+const SEVERITY_PREFIX = /^(critical|high|medium|low)\s+severity\s+-\s+/i;
+
+function withoutSeverity(title: string | null): string | null {
+  return title?.replace(SEVERITY_PREFIX, '') || title;
+}
+
 function toRule(value: unknown): Rule | undefined {
   const rule = record(value);
   if (!rule) return undefined;
   return {
     id: text(rule.id),
-    name: text(record(rule.shortDescription)?.text) ?? text(rule.name) ?? null,
+    name: withoutSeverity(text(record(rule.shortDescription)?.text) ?? text(rule.name) ?? null),
     defaultLevel: text(record(rule.defaultConfiguration)?.level),
     securitySeverity: score(record(rule.properties)?.['security-severity']),
     helpUri: text(rule.helpUri) ?? null,
@@ -264,3 +276,9 @@ function joinFingerprints(value: unknown): string | undefined {
     .map((key) => `${key}=${String(map[key])}`)
     .join('|');
 }
+
+export const sarif: FormatParser = {
+  title: 'SARIF 2.1.0', format: 'sarif', syntax: 'json', contentTypes: ['application/sarif+json'],
+  recognises: (doc) => !doc.array && doc.hasKey('runs') && doc.hasKey('version'),
+  parse: (body) => parseSarif(parseJson(body, FAMILIES.sarif.document)),
+};

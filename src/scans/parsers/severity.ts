@@ -39,10 +39,19 @@ export function score(value: unknown): number | undefined {
   return n !== undefined && n >= 0 && n <= 10 ? n : undefined;
 }
 
-const RANK: Record<Severity, number> = { info: 0, low: 1, medium: 2, high: 3, critical: 4 };
+/**
+ * The one mapping of a tool's rating: its severity word, else its 0–10 score; undefined when it
+ * gives neither (callers decide: UNRATED, or another rating).
+ */
+export function severityOf(word: unknown, rating?: number): Severity | undefined {
+  return severityFromWord(word) ?? (rating !== undefined ? severityFromScore(rating) : undefined);
+}
+
+/** Higher is worse; the findings index sorts on it. */
+export const SEVERITY_RANK: Record<Severity, number> = { critical: 4, high: 3, medium: 2, low: 1, info: 0 };
 
 export function higher(a: Severity, b: Severity): Severity {
-  return RANK[b] > RANK[a] ? b : a;
+  return SEVERITY_RANK[b] > SEVERITY_RANK[a] ? b : a;
 }
 
 /** Used when a format gives a finding but no way to rate it. */

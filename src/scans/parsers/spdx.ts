@@ -2,8 +2,11 @@ import { describeType, list, record, records, text, type JsonRecord } from './ac
 import { analysis } from './finding.js';
 import { DependencyGraph } from './graph.js';
 import { documentFromTagValue } from './spdx-tag-value.js';
+import { decodeText, parseJson } from './text.js';
 import {
+  FAMILIES,
   ParseError,
+  type FormatParser,
   type NormalisedComponent,
   type NormalisedDependency,
   type NormalisedScan,
@@ -126,3 +129,16 @@ function dependenciesOf(relationships: unknown, packageIds: ReadonlySet<string |
   }
   return graph.toList();
 }
+
+export const spdxJson: FormatParser = {
+  title: 'SPDX JSON', format: 'spdx', syntax: 'json', contentTypes: ['application/spdx+json'],
+  // SPDX 3 (JSON-LD) is recognised so that the parser can say it is not read yet.
+  recognises: (doc) => !doc.array && (doc.keyValueStartsWith('spdxVersion', 'SPDX-') || (doc.hasKey('@context') && doc.includes('spdx.org/rdf/3'))),
+  parse: (body) => parseSpdxJson(parseJson(body, FAMILIES.spdx.document)),
+};
+
+export const spdxTagValue: FormatParser = {
+  title: 'SPDX tag-value', format: 'spdx', syntax: 'tag-value', contentTypes: ['text/spdx'],
+  recognises: (doc) => doc.includes('SPDXVersion:'),
+  parse: (body) => parseSpdxTagValue(decodeText(body)),
+};

@@ -1,3 +1,4 @@
+import { describeType, isRecord, type JsonRecord } from './access.js';
 import { ParseError } from './types.js';
 
 const BOM = '\uFEFF';
@@ -17,6 +18,13 @@ export function parseJson(body: Buffer, what: string): unknown {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ParseError(`The ${what} is not valid JSON: ${shorten(reason)}${locate(source, reason)}`);
   }
+}
+
+/** parseJson for formats whose documents are objects. */
+export function parseJsonObject(body: Buffer, what: string): JsonRecord {
+  const doc = parseJson(body, what);
+  if (!isRecord(doc)) throw new ParseError(`The ${what} must be a JSON object, not ${describeType(doc)}`);
+  return doc;
 }
 
 function locate(source: string, reason: string): string {

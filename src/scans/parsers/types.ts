@@ -1,3 +1,5 @@
+import type { Sniffed } from './sniff.js';
+
 /**
  * The normalised shape every parser produces. Parsers are pure: bytes in, this out,
  * no database in sight. Ingest turns it into findings, components and status.
@@ -5,8 +7,37 @@
 export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
 export const SEVERITIES: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
 
+/** The families an upload is stored as, and what ?format= may name. */
 export type ScanFormat = 'sarif' | 'cyclonedx' | 'spdx' | 'findings';
 export const SCAN_FORMATS: readonly ScanFormat[] = ['sarif', 'cyclonedx', 'spdx', 'findings'];
+
+/** How each family is named in messages: "…, but SARIF must be JSON", "The SARIF log is not valid JSON". */
+export const FAMILIES: Record<ScanFormat, { name: string; versions: string; document: string }> = {
+  sarif: { name: 'SARIF', versions: 'SARIF 2.1.0', document: 'SARIF log' },
+  cyclonedx: { name: 'CycloneDX', versions: 'CycloneDX 1.2–1.6', document: 'CycloneDX BOM' },
+  spdx: { name: 'SPDX', versions: 'SPDX 2.2/2.3', document: 'SPDX document' },
+  findings: { name: 'a findings report', versions: 'findings', document: 'findings report' },
+};
+
+export type Syntax = 'json' | 'xml' | 'tag-value';
+
+/**
+ * One format a parser reads: what each parser module exports, and all that the registry
+ * (parsers/index.ts) knows of it.
+ */
+export interface FormatParser {
+  /** How messages and the API documentation name it: "Trivy", "CycloneDX XML". */
+  title: string;
+  /** The family the upload is stored as. */
+  format: ScanFormat;
+  syntax: Syntax;
+  /** Media types that name this format outright (generic ones such as application/json never do). */
+  contentTypes: readonly string[];
+  /** Whether an upload is in this format, from its raw bytes: cheap, since it runs inside the request. */
+  recognises(document: Sniffed): boolean;
+  /** Throws ParseError, with a message meant for the uploader. */
+  parse(body: Buffer): NormalisedScan;
+}
 
 export interface NormalisedFinding {
   /** Rule or advisory id (SARIF ruleId, CVE/GHSA id, semgrep check_id). Never empty. */

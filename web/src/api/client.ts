@@ -3,23 +3,13 @@
  * server's own OpenAPI document (npm run gen:api), so a change on one side that the other does not
  * follow fails the type check instead of a user's request.
  */
-import createClient, { type Middleware } from 'openapi-fetch';
+import createClient from 'openapi-fetch';
 import type { components, paths } from './schema';
-import { redirectToLogin } from '../router';
 
 export type ApiPaths = paths;
 export type Problem = components['schemas']['Problem'];
 
-const signInAgain: Middleware = {
-  onResponse({ request, response }) {
-    // No session (expired, logged out elsewhere): back to the login screen, then here again.
-    if (response.status === 401 && new URL(request.url).pathname.startsWith('/api/')) redirectToLogin();
-    return undefined;
-  },
-};
-
 export const api = createClient<ApiPaths>({ baseUrl: window.location.origin, credentials: 'same-origin' });
-api.use(signInAgain);
 
 /** A failed request, with the server's words for it (problem+json `detail`) when it gave some. */
 export class ApiError extends Error {
@@ -62,6 +52,11 @@ function errorFrom(response: Response, body: unknown): ApiError {
 
 function isProblem(body: unknown): body is Problem {
   return typeof body === 'object' && body !== null && typeof (body as Problem).detail === 'string';
+}
+
+/** An answer the UI treats as "this does not exist (for you)": the not-found page, not an error. */
+export function isNotFound(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 404;
 }
 
 export function messageOf(error: unknown): string {

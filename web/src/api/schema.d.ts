@@ -304,6 +304,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Not found, or not visible to the caller. */
                 404: {
                     headers: {
@@ -393,9 +402,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Page number, from 1. */
+                    /** @description Page number, from 1 (at most 10000000). */
                     page?: number;
-                    /** @description Items per page (default 30; larger than 100 is clamped to 100). */
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
                     per_page?: number;
                 };
                 header?: never;
@@ -473,6 +482,10 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /**
+                         * Format: display-name
+                         * @description What the key is for; at least one visible character, no bidirectional controls.
+                         */
                         name: string;
                         expires_at?: string | null;
                         /** @description Default ["write"]. The broadest listed applies. */
@@ -632,9 +645,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Page number, from 1. */
+                    /** @description Page number, from 1 (at most 10000000). */
                     page?: number;
-                    /** @description Items per page (default 30; larger than 100 is clamped to 100). */
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
                     per_page?: number;
                     /** @description Only organizations whose name contains this, ignoring case. */
                     q?: string;
@@ -703,7 +716,10 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 1-100 characters without leading or trailing spaces; unique across the service, ignoring case. */
+                        /**
+                         * Format: display-name
+                         * @description 1-100 characters without leading or trailing spaces, at least one of them visible, no bidirectional controls; unique across the service, ignoring case.
+                         */
                         name: string;
                         /** @description Up to 1000 characters. */
                         description?: string;
@@ -864,7 +880,10 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 1-100 characters without leading or trailing spaces; unique across the service, ignoring case. */
+                        /**
+                         * Format: display-name
+                         * @description 1-100 characters without leading or trailing spaces, at least one of them visible, no bidirectional controls; unique across the service, ignoring case.
+                         */
                         name?: string;
                         /** @description Up to 1000 characters. */
                         description?: string;
@@ -1020,9 +1039,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Page number, from 1. */
+                    /** @description Page number, from 1 (at most 10000000). */
                     page?: number;
-                    /** @description Items per page (default 30; larger than 100 is clamped to 100). */
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
                     per_page?: number;
                 };
                 header?: never;
@@ -1352,9 +1371,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Page number, from 1. */
+                    /** @description Page number, from 1 (at most 10000000). */
                     page?: number;
-                    /** @description Items per page (default 30; larger than 100 is clamped to 100). */
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
                     per_page?: number;
                     /** @description Only repositories whose name contains this, ignoring case. */
                     q?: string;
@@ -1453,7 +1472,10 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 1-100 characters without leading or trailing spaces; unique within its organization, ignoring case. */
+                        /**
+                         * Format: display-name
+                         * @description 1-100 characters without leading or trailing spaces, at least one of them visible, no bidirectional controls; unique within its organization, ignoring case.
+                         */
                         name: string;
                         url?: string | null;
                         default_branch?: string | null;
@@ -1563,6 +1585,100 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/repos/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find a repository by its organization's and its own name (ignoring case) */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The organization name. */
+                    org: string;
+                    /** @description The repository name. */
+                    name: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            org_id: string;
+                            name: string;
+                            url: string | null;
+                            default_branch: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description The scan status at a glance (GET /repos/{id}/status has the analyses too). */
+                            scan: {
+                                /** @enum {unknown} */
+                                state: "never_scanned" | "pending" | "processing" | "complete" | "failed";
+                                last_upload_at: string | null;
+                                last_completed_at: string | null;
+                                findings: {
+                                    open: number;
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                                components: number;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1709,9 +1825,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Page number, from 1. */
+                    /** @description Page number, from 1 (at most 10000000). */
                     page?: number;
-                    /** @description Items per page (default 30; larger than 100 is clamped to 100). */
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
                     per_page?: number;
                 };
                 header?: never;
@@ -1793,7 +1909,10 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 1-100 characters without leading or trailing spaces; unique within its organization, ignoring case. */
+                        /**
+                         * Format: display-name
+                         * @description 1-100 characters without leading or trailing spaces, at least one of them visible, no bidirectional controls; unique within its organization, ignoring case.
+                         */
                         name: string;
                         /** @description Up to 1000 characters. */
                         description?: string;
@@ -1969,7 +2088,10 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 1-100 characters without leading or trailing spaces; unique within its organization, ignoring case. */
+                        /**
+                         * Format: display-name
+                         * @description 1-100 characters without leading or trailing spaces, at least one of them visible, no bidirectional controls; unique within its organization, ignoring case.
+                         */
                         name?: string;
                         /** @description Up to 1000 characters. */
                         description?: string;
@@ -2197,10 +2319,12 @@ export interface paths {
                     format?: "sarif" | "cyclonedx" | "spdx" | "findings";
                     /** @description Separates analyses of the same tool (e.g. a language or a sub-project), as in GitHub code scanning. */
                     category?: string;
-                    /** @description The commit that was scanned. */
+                    /** @description The commit that was scanned: 7 to 64 hexadecimal digits (an abbreviated or full SHA-1 or SHA-256). */
                     commit_sha?: string;
-                    /** @description The branch or tag that was scanned. */
+                    /** @description The branch, tag or pull request that was scanned: refs/heads/x or x, refs/tags/v1, refs/pull/N/merge (or /head), refs/merge-requests/N/head, or pr/N. Absent: the default branch. */
                     ref?: string;
+                    /** @description A pull request's base branch (what it is compared with); absent: the default branch. */
+                    base_ref?: string;
                 };
                 header?: never;
                 path: {
@@ -2208,13 +2332,13 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            /** @description The scan result document itself, optionally gzip-compressed (Content-Encoding: gzip, or a gzip file), or a multipart form with the document in a "file" part. The format is detected from the content unless named with ?format=. Findings reports: Trivy, Grype, Semgrep, Gitleaks, npm audit, OSV-Scanner JSON, or the generic "scanyard-findings/1" format. */
+            /** @description The scan result document itself, optionally gzip-compressed (Content-Encoding: gzip, or a gzip file), or a multipart form with the document in a "file" part. The format is detected from the content unless named with ?format=. Accepted: SARIF 2.1.0 (JSON), CycloneDX 1.2–1.6 (JSON or XML), SPDX 2.2/2.3 (JSON or tag-value), findings JSON (scanyard-findings/1, Trivy, Grype, npm audit, Semgrep, OSV-Scanner, Gitleaks). */
             requestBody: {
                 content: {
-                    "application/sarif+json": Record<string, never>;
                     "application/vnd.cyclonedx+json": Record<string, never>;
-                    "application/vnd.cyclonedx+xml": string;
                     "application/spdx+json": Record<string, never>;
+                    "application/sarif+json": Record<string, never>;
+                    "application/vnd.cyclonedx+xml": string;
                     "text/spdx": string;
                     "application/json": components["schemas"]["ScanyardFindings"] | Record<string, never>;
                     "application/gzip": string;
@@ -2228,6 +2352,7 @@ export interface paths {
                         category?: string;
                         commit_sha?: string;
                         ref?: string;
+                        base_ref?: string;
                         /** @enum {string} */
                         format?: "sarif" | "cyclonedx" | "spdx" | "findings";
                     };
@@ -2244,7 +2369,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             repository_id: string;
-                            /** @description sarif, cyclonedx, spdx or findings. */
+                            /** @description One of sarif, cyclonedx, spdx, findings. */
                             format: string;
                             /** @enum {unknown} */
                             status: "pending" | "processing" | "complete" | "failed";
@@ -2254,7 +2379,17 @@ export interface paths {
                             /** @description Separates analyses of the same tool, as in GitHub code scanning. */
                             category: string;
                             commit_sha: string | null;
-                            ref: string | null;
+                            /** @description The ref it belongs to, as ?ref= names it (the default branch when the upload named none). */
+                            ref: string;
+                            /** @enum {unknown} */
+                            ref_kind: "branch" | "pull_request" | "tag";
+                            base_ref: string | null;
+                            vs_base: {
+                                /** @description Open in the pull request, not open on the base (same tool, category and format). */
+                                new: number;
+                                /** @description Open on the base, absent from the pull request. */
+                                fixed: number;
+                            } | null;
                             /** @description The tools found in the document (once processed). */
                             tools: string[];
                             error: string | null;
@@ -2267,6 +2402,45 @@ export interface paths {
                                 findings: number;
                                 components: number;
                             };
+                            /** @description What this upload changed, by severity (once complete). */
+                            changes: {
+                                new: {
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                                reopened: {
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                                fixed: {
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                            } | null;
+                            /** @description How the upload was judged against its repository policy once complete; null before, or when it failed. */
+                            gate: {
+                                /** @enum {unknown} */
+                                status: "pass" | "warn" | "fail";
+                                violations: {
+                                    /** @description The policy field that was broken, e.g. max_open, fail_on_new, licenses.deny. */
+                                    rule: string;
+                                    /** @enum {unknown} */
+                                    level: "fail" | "warn";
+                                    message: string;
+                                    count: number;
+                                    /** @description A few of the findings or components concerned. */
+                                    examples: string[];
+                                }[];
+                            } | null;
                             /** Format: date-time */
                             created_at: string;
                             started_at: string | null;
@@ -2343,10 +2517,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an upload and its processing result */
+        /** Get an upload and its processing result (optionally waiting for it) */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Seconds to wait for the upload to complete or fail before answering with it as it stands. */
+                    wait?: number;
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -2364,7 +2541,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             repository_id: string;
-                            /** @description sarif, cyclonedx, spdx or findings. */
+                            /** @description One of sarif, cyclonedx, spdx, findings. */
                             format: string;
                             /** @enum {unknown} */
                             status: "pending" | "processing" | "complete" | "failed";
@@ -2374,7 +2551,17 @@ export interface paths {
                             /** @description Separates analyses of the same tool, as in GitHub code scanning. */
                             category: string;
                             commit_sha: string | null;
-                            ref: string | null;
+                            /** @description The ref it belongs to, as ?ref= names it (the default branch when the upload named none). */
+                            ref: string;
+                            /** @enum {unknown} */
+                            ref_kind: "branch" | "pull_request" | "tag";
+                            base_ref: string | null;
+                            vs_base: {
+                                /** @description Open in the pull request, not open on the base (same tool, category and format). */
+                                new: number;
+                                /** @description Open on the base, absent from the pull request. */
+                                fixed: number;
+                            } | null;
                             /** @description The tools found in the document (once processed). */
                             tools: string[];
                             error: string | null;
@@ -2387,11 +2574,59 @@ export interface paths {
                                 findings: number;
                                 components: number;
                             };
+                            /** @description What this upload changed, by severity (once complete). */
+                            changes: {
+                                new: {
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                                reopened: {
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                                fixed: {
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                            } | null;
+                            /** @description How the upload was judged against its repository policy once complete; null before, or when it failed. */
+                            gate: {
+                                /** @enum {unknown} */
+                                status: "pass" | "warn" | "fail";
+                                violations: {
+                                    /** @description The policy field that was broken, e.g. max_open, fail_on_new, licenses.deny. */
+                                    rule: string;
+                                    /** @enum {unknown} */
+                                    level: "fail" | "warn";
+                                    message: string;
+                                    count: number;
+                                    /** @description A few of the findings or components concerned. */
+                                    examples: string[];
+                                }[];
+                            } | null;
                             /** Format: date-time */
                             created_at: string;
                             started_at: string | null;
                             completed_at: string | null;
                         };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
                 /** @description No session and no valid API key. */
@@ -2429,14 +2664,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A repository's uploads, newest first */
+        /** A repository's uploads, newest first (one ref's with ?ref=) */
         get: {
             parameters: {
                 query?: {
-                    /** @description Page number, from 1. */
+                    /** @description Page number, from 1 (at most 10000000). */
                     page?: number;
-                    /** @description Items per page (default 30; larger than 100 is clamped to 100). */
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
                     per_page?: number;
+                    /** @description A branch (x or refs/heads/x), pull request (pr/N or refs/pull/N/merge) or tag (refs/tags/v1), as GET /repos/{id}/refs names it; absent: the default branch. */
+                    ref?: string;
                 };
                 header?: never;
                 path: {
@@ -2463,7 +2700,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             repository_id: string;
-                            /** @description sarif, cyclonedx, spdx or findings. */
+                            /** @description One of sarif, cyclonedx, spdx, findings. */
                             format: string;
                             /** @enum {unknown} */
                             status: "pending" | "processing" | "complete" | "failed";
@@ -2473,7 +2710,17 @@ export interface paths {
                             /** @description Separates analyses of the same tool, as in GitHub code scanning. */
                             category: string;
                             commit_sha: string | null;
-                            ref: string | null;
+                            /** @description The ref it belongs to, as ?ref= names it (the default branch when the upload named none). */
+                            ref: string;
+                            /** @enum {unknown} */
+                            ref_kind: "branch" | "pull_request" | "tag";
+                            base_ref: string | null;
+                            vs_base: {
+                                /** @description Open in the pull request, not open on the base (same tool, category and format). */
+                                new: number;
+                                /** @description Open on the base, absent from the pull request. */
+                                fixed: number;
+                            } | null;
                             /** @description The tools found in the document (once processed). */
                             tools: string[];
                             error: string | null;
@@ -2486,6 +2733,45 @@ export interface paths {
                                 findings: number;
                                 components: number;
                             };
+                            /** @description What this upload changed, by severity (once complete). */
+                            changes: {
+                                new: {
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                                reopened: {
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                                fixed: {
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                            } | null;
+                            /** @description How the upload was judged against its repository policy once complete; null before, or when it failed. */
+                            gate: {
+                                /** @enum {unknown} */
+                                status: "pass" | "warn" | "fail";
+                                violations: {
+                                    /** @description The policy field that was broken, e.g. max_open, fail_on_new, licenses.deny. */
+                                    rule: string;
+                                    /** @enum {unknown} */
+                                    level: "fail" | "warn";
+                                    message: string;
+                                    count: number;
+                                    /** @description A few of the findings or components concerned. */
+                                    examples: string[];
+                                }[];
+                            } | null;
                             /** Format: date-time */
                             created_at: string;
                             started_at: string | null;
@@ -2537,10 +2823,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The scan status of a repository */
+        /** The scan status of a repository: its default branch, or another ref with ?ref= */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description A branch (x or refs/heads/x), pull request (pr/N or refs/pull/N/merge) or tag (refs/tags/v1), as GET /repos/{id}/refs names it; absent: the default branch. */
+                    ref?: string;
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -2557,11 +2846,16 @@ export interface paths {
                     content: {
                         "application/json": {
                             repository_id: string;
+                            /** @description The ref described, as ?ref= names it: the default branch unless ?ref= named another. */
+                            ref: string;
+                            /** @enum {unknown} */
+                            ref_kind: "branch" | "pull_request" | "tag";
+                            base_ref: string | null;
                             /** @enum {unknown} */
                             state: "never_scanned" | "pending" | "processing" | "complete" | "failed";
                             last_upload_at: string | null;
                             last_completed_at: string | null;
-                            /** @description Open findings across all analyses. */
+                            /** @description Open findings across the ref's analyses. */
                             findings: {
                                 open: number;
                                 critical: number;
@@ -2582,6 +2876,15 @@ export interface paths {
                                 completed_at: string;
                             }[];
                         };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
                 /** @description No session and no valid API key. */
@@ -2623,15 +2926,26 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Page number, from 1. */
+                    /** @description Page number, from 1 (at most 10000000). */
                     page?: number;
-                    /** @description Items per page (default 30; larger than 100 is clamped to 100). */
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
                     per_page?: number;
+                    /** @description Default open; all when introduced_in, fixed_in or reopened_in is given. */
                     state?: "open" | "fixed" | "all";
                     severity?: "critical" | "high" | "medium" | "low" | "info";
                     tool?: string;
                     /** @description Substring of the rule id, message or file path. */
                     q?: string;
+                    /** @description A branch (x or refs/heads/x), pull request (pr/N or refs/pull/N/merge) or tag (refs/tags/v1), as GET /repos/{id}/refs names it; absent: the default branch. */
+                    ref?: string;
+                    /** @description With a pull request ref: new lists its open findings not open on its base branch (for the same tool, category and format); fixed lists the base's open findings the pull request no longer has. */
+                    vs_base?: "new" | "fixed";
+                    /** @description An upload id: the findings it reported first (new). Reopened ones are not new: see reopened_in. */
+                    introduced_in?: string;
+                    /** @description An upload id: the findings it fixed that are still fixed (a finding that came back is no longer listed here). */
+                    fixed_in?: string;
+                    /** @description An upload id: the fixed findings it reported again (each finding's latest reopening). */
+                    reopened_in?: string;
                 };
                 header?: never;
                 path: {
@@ -2686,6 +3000,8 @@ export interface paths {
                             updated_at: string;
                             fixed_at: string | null;
                             reopened_at: string | null;
+                            fixed_upload_id: string | null;
+                            reopened_upload_id: string | null;
                         }[];
                     };
                 };
@@ -2737,12 +3053,14 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Page number, from 1. */
+                    /** @description Page number, from 1 (at most 10000000). */
                     page?: number;
-                    /** @description Items per page (default 30; larger than 100 is clamped to 100). */
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
                     per_page?: number;
                     /** @description Substring of the name or purl. */
                     q?: string;
+                    /** @description A branch (x or refs/heads/x), pull request (pr/N or refs/pull/N/merge) or tag (refs/tags/v1), as GET /repos/{id}/refs names it; absent: the default branch. */
+                    ref?: string;
                 };
                 header?: never;
                 path: {
@@ -2823,6 +3141,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/repos/{id}/refs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The branches, pull requests and tags of a repository that have results: the default branch first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 (at most 10000000). */
+                    page?: number;
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
+                    per_page?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Refs: the default branch, then branches, pull requests and tags, each most recently uploaded first. */
+                200: {
+                    headers: {
+                        /** @description Total number of items. */
+                        "X-Total-Count"?: number;
+                        /** @description Current page. */
+                        "X-Page"?: number;
+                        /** @description Items per page. */
+                        "X-Per-Page"?: number;
+                        /** @description RFC 8288 links to the first, prev, next and last pages. */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What ?ref= takes to read this ref: a branch name, pr/N, or refs/tags/x. */
+                            ref: string;
+                            /** @enum {unknown} */
+                            kind: "branch" | "pull_request" | "tag";
+                            /** @description The branch or tag name; pr/N for a pull request. */
+                            name: string;
+                            /** @description The repository's default branch, whose results the repository's status shows. */
+                            default: boolean;
+                            base_ref: string | null;
+                            /** @enum {unknown} */
+                            state: "pending" | "processing" | "complete" | "failed";
+                            last_upload_at: string | null;
+                            last_completed_at: string | null;
+                            /** @description Open findings by severity across its analyses, and those fixed on it so far. */
+                            findings: {
+                                open: number;
+                                critical: number;
+                                high: number;
+                                medium: number;
+                                low: number;
+                                info: number;
+                                fixed: number;
+                            };
+                            components: number;
+                        }[];
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/orgs/{id}/audit": {
         parameters: {
             query?: never;
@@ -2834,10 +3255,14 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Page number, from 1. */
+                    /** @description Page number, from 1 (at most 10000000). */
                     page?: number;
-                    /** @description Items per page (default 30; larger than 100 is clamped to 100). */
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
                     per_page?: number;
+                    /** @description Only events with exactly this action, e.g. member.added. */
+                    action?: string;
+                    /** @description Only events by this person: a user id or a login. */
+                    actor?: string;
                 };
                 header?: never;
                 path: {
@@ -2940,10 +3365,14 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Page number, from 1. */
+                    /** @description Page number, from 1 (at most 10000000). */
                     page?: number;
-                    /** @description Items per page (default 30; larger than 100 is clamped to 100). */
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
                     per_page?: number;
+                    /** @description Only events with exactly this action, e.g. member.added. */
+                    action?: string;
+                    /** @description Only events by this person: a user id or a login. */
+                    actor?: string;
                 };
                 header?: never;
                 path?: never;
@@ -3018,6 +3447,1629 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/repos/{id}/analyses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A repository's analyses: one per tool, category and format */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 (at most 10000000). */
+                    page?: number;
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
+                    per_page?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Analyses, by tool, category and format. */
+                200: {
+                    headers: {
+                        /** @description Total number of items. */
+                        "X-Total-Count"?: number;
+                        /** @description Current page. */
+                        "X-Page"?: number;
+                        /** @description Items per page. */
+                        "X-Per-Page"?: number;
+                        /** @description RFC 8288 links to the first, prev, next and last pages. */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            repository_id: string;
+                            /** @description The branch, tag or pull request (pr/N) it belongs to. */
+                            ref: string;
+                            /** @enum {unknown} */
+                            ref_kind: "branch" | "tag" | "pull_request";
+                            tool: string;
+                            tool_version: string | null;
+                            /** @description Separates analyses of the same tool, as in GitHub code scanning. */
+                            category: string;
+                            /** @description sarif, cyclonedx, spdx or findings. */
+                            format: string;
+                            /** @description The upload whose results it holds now. */
+                            last_upload_id: string;
+                            /** Format: date-time */
+                            completed_at: string;
+                            findings: {
+                                open: number;
+                                critical: number;
+                                high: number;
+                                medium: number;
+                                low: number;
+                                info: number;
+                                fixed: number;
+                            };
+                            components: number;
+                        }[];
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/repos/{id}/analyses/{analysis_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove an analysis with its findings and components (owners); the repository status follows at once */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    analysis_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done; no content. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{id}/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An organization's policy (empty when none was set) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Most open findings allowed per severity; a severity left out has no limit. */
+                            max_open?: {
+                                critical?: number;
+                                high?: number;
+                                medium?: number;
+                                low?: number;
+                                info?: number;
+                            };
+                            /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
+                            fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
+                            /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                            fail_on_kev?: boolean;
+                            /** @description Fail when a finding of this severity has been open longer than this many days. */
+                            max_age_days?: {
+                                critical?: number;
+                                high?: number;
+                                medium?: number;
+                                low?: number;
+                                info?: number;
+                            };
+                            licenses?: {
+                                /** @description SPDX licence identifiers (with `+` or `WITH` an exception) or LicenseRef-…; one licence per entry. */
+                                deny?: string[];
+                                /** @description When set, every component must be usable under these licences alone. */
+                                allow?: string[] | null;
+                                /**
+                                 * @description Licences no list can judge (unparsable, NOASSERTION, LicenseRef-…): listed as a warning, or failing. Default warn.
+                                 * @enum {unknown}
+                                 */
+                                unknown?: "warn" | "fail";
+                            };
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /** Replace an organization's policy (owners) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Most open findings allowed per severity; a severity left out has no limit. */
+                        max_open?: {
+                            critical?: number;
+                            high?: number;
+                            medium?: number;
+                            low?: number;
+                            info?: number;
+                        };
+                        /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
+                        fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
+                        /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                        fail_on_kev?: boolean;
+                        /** @description Fail when a finding of this severity has been open longer than this many days. */
+                        max_age_days?: {
+                            critical?: number;
+                            high?: number;
+                            medium?: number;
+                            low?: number;
+                            info?: number;
+                        };
+                        licenses?: {
+                            /** @description SPDX licence identifiers (with `+` or `WITH` an exception) or LicenseRef-…; one licence per entry. */
+                            deny?: string[];
+                            /** @description When set, every component must be usable under these licences alone. */
+                            allow?: string[] | null;
+                            /**
+                             * @description Licences no list can judge (unparsable, NOASSERTION, LicenseRef-…): listed as a warning, or failing. Default warn.
+                             * @enum {unknown}
+                             */
+                            unknown?: "warn" | "fail";
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Most open findings allowed per severity; a severity left out has no limit. */
+                            max_open?: {
+                                critical?: number;
+                                high?: number;
+                                medium?: number;
+                                low?: number;
+                                info?: number;
+                            };
+                            /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
+                            fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
+                            /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                            fail_on_kev?: boolean;
+                            /** @description Fail when a finding of this severity has been open longer than this many days. */
+                            max_age_days?: {
+                                critical?: number;
+                                high?: number;
+                                medium?: number;
+                                low?: number;
+                                info?: number;
+                            };
+                            licenses?: {
+                                /** @description SPDX licence identifiers (with `+` or `WITH` an exception) or LicenseRef-…; one licence per entry. */
+                                deny?: string[];
+                                /** @description When set, every component must be usable under these licences alone. */
+                                allow?: string[] | null;
+                                /**
+                                 * @description Licences no list can judge (unparsable, NOASSERTION, LicenseRef-…): listed as a warning, or failing. Default warn.
+                                 * @enum {unknown}
+                                 */
+                                unknown?: "warn" | "fail";
+                            };
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The content type or format is not accepted. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/repos/{id}/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A repository's own policy, or {"inherit": true} when it follows its organization's */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description true (the default when none was set): follow the organization's policy, with no other field. false or absent: the other fields are this repository's own policy. */
+                            inherit?: boolean;
+                            /** @description Most open findings allowed per severity; a severity left out has no limit. */
+                            max_open?: {
+                                critical?: number;
+                                high?: number;
+                                medium?: number;
+                                low?: number;
+                                info?: number;
+                            };
+                            /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
+                            fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
+                            /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                            fail_on_kev?: boolean;
+                            /** @description Fail when a finding of this severity has been open longer than this many days. */
+                            max_age_days?: {
+                                critical?: number;
+                                high?: number;
+                                medium?: number;
+                                low?: number;
+                                info?: number;
+                            };
+                            licenses?: {
+                                /** @description SPDX licence identifiers (with `+` or `WITH` an exception) or LicenseRef-…; one licence per entry. */
+                                deny?: string[];
+                                /** @description When set, every component must be usable under these licences alone. */
+                                allow?: string[] | null;
+                                /**
+                                 * @description Licences no list can judge (unparsable, NOASSERTION, LicenseRef-…): listed as a warning, or failing. Default warn.
+                                 * @enum {unknown}
+                                 */
+                                unknown?: "warn" | "fail";
+                            };
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /** Give a repository its own policy, or {"inherit": true} to follow its organization's (owners) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description true (the default when none was set): follow the organization's policy, with no other field. false or absent: the other fields are this repository's own policy. */
+                        inherit?: boolean;
+                        /** @description Most open findings allowed per severity; a severity left out has no limit. */
+                        max_open?: {
+                            critical?: number;
+                            high?: number;
+                            medium?: number;
+                            low?: number;
+                            info?: number;
+                        };
+                        /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
+                        fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
+                        /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                        fail_on_kev?: boolean;
+                        /** @description Fail when a finding of this severity has been open longer than this many days. */
+                        max_age_days?: {
+                            critical?: number;
+                            high?: number;
+                            medium?: number;
+                            low?: number;
+                            info?: number;
+                        };
+                        licenses?: {
+                            /** @description SPDX licence identifiers (with `+` or `WITH` an exception) or LicenseRef-…; one licence per entry. */
+                            deny?: string[];
+                            /** @description When set, every component must be usable under these licences alone. */
+                            allow?: string[] | null;
+                            /**
+                             * @description Licences no list can judge (unparsable, NOASSERTION, LicenseRef-…): listed as a warning, or failing. Default warn.
+                             * @enum {unknown}
+                             */
+                            unknown?: "warn" | "fail";
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description true (the default when none was set): follow the organization's policy, with no other field. false or absent: the other fields are this repository's own policy. */
+                            inherit?: boolean;
+                            /** @description Most open findings allowed per severity; a severity left out has no limit. */
+                            max_open?: {
+                                critical?: number;
+                                high?: number;
+                                medium?: number;
+                                low?: number;
+                                info?: number;
+                            };
+                            /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
+                            fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
+                            /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                            fail_on_kev?: boolean;
+                            /** @description Fail when a finding of this severity has been open longer than this many days. */
+                            max_age_days?: {
+                                critical?: number;
+                                high?: number;
+                                medium?: number;
+                                low?: number;
+                                info?: number;
+                            };
+                            licenses?: {
+                                /** @description SPDX licence identifiers (with `+` or `WITH` an exception) or LicenseRef-…; one licence per entry. */
+                                deny?: string[];
+                                /** @description When set, every component must be usable under these licences alone. */
+                                allow?: string[] | null;
+                                /**
+                                 * @description Licences no list can judge (unparsable, NOASSERTION, LicenseRef-…): listed as a warning, or failing. Default warn.
+                                 * @enum {unknown}
+                                 */
+                                unknown?: "warn" | "fail";
+                            };
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The content type or format is not accepted. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/repos/{id}/gate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Judge the repository against its policy now */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {unknown} */
+                            status: "pass" | "warn" | "fail";
+                            violations: {
+                                /** @description The policy field that was broken, e.g. max_open, fail_on_new, licenses.deny. */
+                                rule: string;
+                                /** @enum {unknown} */
+                                level: "fail" | "warn";
+                                message: string;
+                                count: number;
+                                /** @description A few of the findings or components concerned. */
+                                examples: string[];
+                            }[];
+                            repository_id: string;
+                            /**
+                             * @description Whose policy was applied.
+                             * @enum {unknown}
+                             */
+                            policy_source: "repository" | "organization";
+                            /** Policy */
+                            policy: {
+                                /** @description Most open findings allowed per severity; a severity left out has no limit. */
+                                max_open?: {
+                                    critical?: number;
+                                    high?: number;
+                                    medium?: number;
+                                    low?: number;
+                                    info?: number;
+                                };
+                                /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
+                                fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
+                                /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                                fail_on_kev?: boolean;
+                                /** @description Fail when a finding of this severity has been open longer than this many days. */
+                                max_age_days?: {
+                                    critical?: number;
+                                    high?: number;
+                                    medium?: number;
+                                    low?: number;
+                                    info?: number;
+                                };
+                                licenses?: {
+                                    /** @description SPDX licence identifiers (with `+` or `WITH` an exception) or LicenseRef-…; one licence per entry. */
+                                    deny?: string[];
+                                    /** @description When set, every component must be usable under these licences alone. */
+                                    allow?: string[] | null;
+                                    /**
+                                     * @description Licences no list can judge (unparsable, NOASSERTION, LicenseRef-…): listed as a warning, or failing. Default warn.
+                                     * @enum {unknown}
+                                     */
+                                    unknown?: "warn" | "fail";
+                                };
+                            };
+                            /** Format: date-time */
+                            judged_at: string;
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/repos/{id}/badge-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create or rotate the repository's badge token (owners); shown once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The new token; the previous one stops working. */
+                201: {
+                    headers: {
+                        /** @description The URL of the new resource. */
+                        Location?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            repository_id: string;
+                            /** @description Shown this once; a new token replaces the old one. */
+                            token: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description The findings badge, token included (a path on this service). */
+                            findings_url: string;
+                            /** @description The gate badge, token included. */
+                            gate_url: string;
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/badge/{repo_id}/findings.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Open findings of a repository, coloured by the worst severity */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The repository's badge token. */
+                    token?: string;
+                };
+                header?: never;
+                path: {
+                    repo_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description An SVG badge. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "image/svg+xml": string;
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/badge/{repo_id}/gate.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A repository's gate now: passing, warning or failing */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The repository's badge token. */
+                    token?: string;
+                };
+                header?: never;
+                path: {
+                    repo_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description An SVG badge. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "image/svg+xml": string;
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an organization's webhooks (owners) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 (at most 10000000). */
+                    page?: number;
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
+                    per_page?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The webhooks, oldest first. */
+                200: {
+                    headers: {
+                        /** @description Total number of items. */
+                        "X-Total-Count"?: number;
+                        /** @description Current page. */
+                        "X-Page"?: number;
+                        /** @description Items per page. */
+                        "X-Per-Page"?: number;
+                        /** @description RFC 8288 links to the first, prev, next and last pages. */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            org_id: string;
+                            url: string;
+                            events: ("upload.completed" | "upload.failed" | "findings.new" | "gate.failed" | "advisory.matched" | "finding.dismissed")[];
+                            /** @enum {unknown} */
+                            min_severity: "critical" | "high" | "medium" | "low" | "info";
+                            /** @enum {unknown} */
+                            format: "json" | "slack" | "teams";
+                            active: boolean;
+                            repository_ids: string[] | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a webhook (owners); a ping is delivered at once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description min_severity defaults to info, format to json, active to true. A ping is delivered at once. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The http(s) URL deliveries are POSTed to. Non-public addresses are refused unless SERVICE_WEBHOOK_ALLOW_PRIVATE=true. */
+                        url: string;
+                        /** @description Signs each delivery (X-Scanyard-Signature-256: sha256=<HMAC-SHA256 of the body>). Write-only. */
+                        secret: string;
+                        events: ("upload.completed" | "upload.failed" | "findings.new" | "gate.failed" | "advisory.matched" | "finding.dismissed")[];
+                        /**
+                         * @description Finding events list only findings at or above this severity, and are not sent when there are none.
+                         * @enum {unknown}
+                         */
+                        min_severity?: "critical" | "high" | "medium" | "low" | "info";
+                        /**
+                         * @description json (the event), slack or teams (a readable message for their incoming webhooks).
+                         * @enum {unknown}
+                         */
+                        format?: "json" | "slack" | "teams";
+                        active?: boolean;
+                        repository_ids?: string[] | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Created. */
+                201: {
+                    headers: {
+                        /** @description The URL of the new resource. */
+                        Location?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            org_id: string;
+                            url: string;
+                            events: ("upload.completed" | "upload.failed" | "findings.new" | "gate.failed" | "advisory.matched" | "finding.dismissed")[];
+                            /** @enum {unknown} */
+                            min_severity: "critical" | "high" | "medium" | "low" | "info";
+                            /** @enum {unknown} */
+                            format: "json" | "slack" | "teams";
+                            active: boolean;
+                            repository_ids: string[] | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The content type or format is not accepted. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{id}/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook (owners) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The secret is write-only: it is never returned. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            org_id: string;
+                            url: string;
+                            events: ("upload.completed" | "upload.failed" | "findings.new" | "gate.failed" | "advisory.matched" | "finding.dismissed")[];
+                            /** @enum {unknown} */
+                            min_severity: "critical" | "high" | "medium" | "low" | "info";
+                            /** @enum {unknown} */
+                            format: "json" | "slack" | "teams";
+                            active: boolean;
+                            repository_ids: string[] | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /** Update a webhook (owners) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            /** @description Fields left out keep their value. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The http(s) URL deliveries are POSTed to. Non-public addresses are refused unless SERVICE_WEBHOOK_ALLOW_PRIVATE=true. */
+                        url?: string;
+                        /** @description Signs each delivery (X-Scanyard-Signature-256: sha256=<HMAC-SHA256 of the body>). Write-only. */
+                        secret?: string;
+                        events?: ("upload.completed" | "upload.failed" | "findings.new" | "gate.failed" | "advisory.matched" | "finding.dismissed")[];
+                        /**
+                         * @description Finding events list only findings at or above this severity, and are not sent when there are none.
+                         * @enum {unknown}
+                         */
+                        min_severity?: "critical" | "high" | "medium" | "low" | "info";
+                        /**
+                         * @description json (the event), slack or teams (a readable message for their incoming webhooks).
+                         * @enum {unknown}
+                         */
+                        format?: "json" | "slack" | "teams";
+                        active?: boolean;
+                        repository_ids?: string[] | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description The secret is write-only: it is never returned. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            org_id: string;
+                            url: string;
+                            events: ("upload.completed" | "upload.failed" | "findings.new" | "gate.failed" | "advisory.matched" | "finding.dismissed")[];
+                            /** @enum {unknown} */
+                            min_severity: "critical" | "high" | "medium" | "low" | "info";
+                            /** @enum {unknown} */
+                            format: "json" | "slack" | "teams";
+                            active: boolean;
+                            repository_ids: string[] | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The content type or format is not accepted. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Delete a webhook and its deliveries (owners) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done; no content. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{id}/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook's deliveries, newest first (owners) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 (at most 10000000). */
+                    page?: number;
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
+                    per_page?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deliveries, newest first. */
+                200: {
+                    headers: {
+                        /** @description Total number of items. */
+                        "X-Total-Count"?: number;
+                        /** @description Current page. */
+                        "X-Page"?: number;
+                        /** @description Items per page. */
+                        "X-Per-Page"?: number;
+                        /** @description RFC 8288 links to the first, prev, next and last pages. */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Also sent as X-Scanyard-Delivery, the same on every attempt. */
+                            id: string;
+                            webhook_id: string;
+                            event: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "delivering" | "succeeded" | "failed";
+                            attempts: number;
+                            last_status_code: number | null;
+                            last_duration_ms: number | null;
+                            last_response_body: string | null;
+                            last_error: string | null;
+                            last_attempt_at: string | null;
+                            next_attempt_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            completed_at: string | null;
+                        }[];
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a finished delivery again, with the same delivery id (owners) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    webhook_id: string;
+                    delivery_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Also sent as X-Scanyard-Delivery, the same on every attempt. */
+                            id: string;
+                            webhook_id: string;
+                            event: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "delivering" | "succeeded" | "failed";
+                            attempts: number;
+                            last_status_code: number | null;
+                            last_duration_ms: number | null;
+                            last_response_body: string | null;
+                            last_error: string | null;
+                            last_attempt_at: string | null;
+                            next_attempt_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            completed_at: string | null;
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

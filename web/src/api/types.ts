@@ -27,3 +27,4 @@ export type ScanState = ScanStatus['state'];
 export type Upload = Item<ResponseBody<'/api/v1/repos/{id}/uploads', 'get'>>;
 export type Finding = Item<ResponseBody<'/api/v1/repos/{id}/findings', 'get'>>;
 export type Component = Item<ResponseBody<'/api/v1/repos/{id}/components', 'get'>>;
+export type AuditEvent = Item<ResponseBody<'/api/v1/audit', 'get'>>;

@@ -7,7 +7,8 @@ import { useEffect, useRef, useState } from 'react';
 export function ConfirmButton({ label, confirmLabel, onConfirm, disabled, describedBy }: {
   label: string;
   confirmLabel: string;
-  onConfirm: () => Promise<void> | void;
+  /** May reject: the caller shows why (a mutation's error), the button only stops being busy. */
+  onConfirm: () => Promise<unknown>;
   disabled?: boolean;
   describedBy?: string;
 }) {
@@ -29,6 +30,8 @@ export function ConfirmButton({ label, confirmLabel, onConfirm, disabled, descri
     setBusy(true);
     try {
       await onConfirm();
+    } catch {
+      // Shown by the caller; see onConfirm.
     } finally {
       setBusy(false);
       setAsking(false);

@@ -1,7 +1,8 @@
 import type { ReactNode } from 'react';
+import { Link } from 'react-router';
 import type { Repo, ScanSummary } from '../api/types';
-import { Link } from '../router';
 import { SEVERITIES, SEVERITY_LABEL, type SeverityCounts as Counts } from '../lib/severity';
+import { ACTIONS_HEADER, DataTable, type Column } from './DataTable';
 import { SeverityCount } from './SeverityBadge';
 import { SeverityCounts } from './SeverityCounts';
 import { StatusPill } from './StatusPill';
@@ -14,47 +15,31 @@ export interface RepoRow {
   counts: Counts;
 }
 
-const COLUMNS = SEVERITIES.filter((s) => s !== 'info');
+const SEVERITY_COLUMNS = SEVERITIES.filter((s) => s !== 'info');
 
 /**
  * Repositories with their scan status and open findings per severity. On a phone the severity
  * columns fold into one row of chips.
  */
 export function RepoTable({ rows, caption, actions }: { rows: RepoRow[]; caption: string; actions?: (row: RepoRow) => ReactNode }) {
-  return (
-    <div className="table-wrap">
-      <table className="table table-stack">
-        <caption className="visually-hidden">{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Repository</th>
-            <th scope="col">Status</th>
-            {COLUMNS.map((s) => <th key={s} scope="col" className="num col-sev">{SEVERITY_LABEL[s]}</th>)}
-            <th scope="col" className="col-mobile">Open findings</th>
-            <th scope="col">Last scan</th>
-            {actions && <th scope="col"><span className="visually-hidden">Actions</span></th>}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.repo.id}>
-              <th scope="row" className="cell-title">
-                <Link to={`/repos/${row.repo.id}`} className="strong-link">{row.repo.name}</Link>
-                {row.orgName && <span className="cell-sub">{row.orgName}</span>}
-              </th>
-              <td data-label="Status">
-                {row.status ? <StatusPill state={row.status.state} /> : <span className="muted">Unknown</span>}
-              </td>
-              {COLUMNS.map((s) => (
-                <td key={s} className="num col-sev"><SeverityCount severity={s} count={row.counts[s]} /></td>
-              ))}
-              <td className="col-mobile" data-label="Open"><SeverityCounts counts={row.counts} hideInfo /></td>
-              <td data-label="Last scan"><Time iso={row.status?.last_upload_at} fallback="Never" /></td>
-              {actions && <td className="cell-actions">{actions(row)}</td>}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  const columns: Column<RepoRow>[] = [
+    {
+      id: 'name', header: 'Repository', rowHeader: true,
+      cell: (row) => (
+        <>
+          <Link to={`/repos/${row.repo.id}`} className="strong-link">{row.repo.name}</Link>
+          {row.orgName && <span className="cell-sub">{row.orgName}</span>}
+        </>
+      ),
+    },
+    { id: 'status', header: 'Status', cell: (row) => row.status ? <StatusPill state={row.status.state} /> : <span className="muted">Unknown</span> },
+    ...SEVERITY_COLUMNS.map((s): Column<RepoRow> => ({
+      id: s, header: SEVERITY_LABEL[s], className: 'num col-sev', label: false,
+      cell: (row) => <SeverityCount severity={s} count={row.counts[s]} />,
+    })),
+    { id: 'open', header: 'Open findings', label: 'Open', className: 'col-mobile', cell: (row) => <SeverityCounts counts={row.counts} hideInfo /> },
+    { id: 'last', header: 'Last scan', cell: (row) => <Time iso={row.status?.last_upload_at} fallback="Never" /> },
+  ];
+  if (actions) columns.push({ id: 'actions', header: ACTIONS_HEADER, className: 'cell-actions', cell: actions });
+  return <DataTable caption={caption} columns={columns} rows={rows} rowKey={(row) => row.repo.id} />;
 }

@@ -1,14 +1,5 @@
 import type { ReactNode } from 'react';
-import { messageOf } from '../api/client';
-
-export function Loading({ label = 'Loading…' }: { label?: string }) {
-  return (
-    <div className="loading" role="status">
-      <span className="spinner" aria-hidden="true" />
-      {label}
-    </div>
-  );
-}
+import { isNotFound, messageOf } from '../api/client';
 
 export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
   return (
@@ -31,20 +22,35 @@ export function ErrorNotice({ error, onRetry, title = 'Something went wrong' }: 
   );
 }
 
-/** Shows the data, or why there is none yet: the loading, error and empty states in one place. */
-export function Loaded<T>({ resource, children, label }: {
-  resource: { data: T | undefined; error: unknown; loading: boolean; reload: () => void };
+interface QueryState<T> {
+  data: T | undefined;
+  error: unknown;
+  refetch: () => unknown;
+}
+
+/**
+ * Shows a query's data, or why there is none yet: a skeleton while loading, the not-found page for a
+ * 404 when the caller gives one, otherwise the error with a retry. Data already shown stays when a
+ * later refresh fails, with a notice above it.
+ */
+export function Loaded<T>({ query, children, skeleton, notFound }: {
+  query: QueryState<T>;
   children: (data: T) => ReactNode;
-  label?: string;
+  skeleton: ReactNode;
+  notFound?: ReactNode;
 }) {
-  if (resource.data !== undefined) {
+  const retry = () => void query.refetch();
+  if (query.data !== undefined) {
     return (
       <>
-        {resource.error !== undefined && <ErrorNotice error={resource.error} onRetry={resource.reload} title="Could not refresh" />}
-        {children(resource.data)}
+        {query.error != null && <ErrorNotice error={query.error} onRetry={retry} title="Could not refresh" />}
+        {children(query.data)}
       </>
     );
   }
-  if (resource.error !== undefined) return <ErrorNotice error={resource.error} onRetry={resource.reload} />;
-  return <Loading label={label} />;
+  if (query.error != null) {
+    if (notFound && isNotFound(query.error)) return <>{notFound}</>;
+    return <ErrorNotice error={query.error} onRetry={retry} />;
+  }
+  return <>{skeleton}</>;
 }

@@ -1,4 +1,4 @@
-import { Link } from '../router';
+import { Link } from 'react-router';
 
 export interface Tab {
   id: string;
@@ -14,7 +14,7 @@ export function Tabs({ tabs, current, label }: { tabs: Tab[]; current: string; l
   return (
     <nav className="tabs" aria-label={label}>
       {tabs.map((tab) => (
-        <Link key={tab.id} to={tab.href} className="tab" aria-current={tab.id === current ? 'page' : undefined}>
+        <Link key={tab.id} to={tab.href} preventScrollReset className="tab" aria-current={tab.id === current ? 'page' : undefined}>
           {tab.shortLabel ? <><span className="tab-long">{tab.label}</span><span className="tab-short">{tab.shortLabel}</span></> : tab.label}
           {tab.count !== undefined && <span className="tab-count">{tab.count.toLocaleString()}</span>}
         </Link>

@@ -23,6 +23,9 @@ export function TrendChart({ points }: { points: TrendPoint[] }) {
   const area = `${line} L${x(points.length - 1).toFixed(1)},${y(0)} L${x(0).toFixed(1)},${y(0)} Z`;
   const first = points[0]!;
   const last = points[points.length - 1]!;
+  // Uploads within one minute would label both ends alike: then the axis says it once.
+  const start = axisLabel(first.at, last.at);
+  const end = axisLabel(last.at, first.at);
   const label = `Open findings over ${points.length} uploads: from ${first.open} on ${formatDate(first.at)} to ${last.open} on ${formatDate(last.at)}`;
   return (
     <svg className="trend-chart" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={label}>
@@ -39,8 +42,14 @@ export function TrendChart({ points }: { points: TrendPoint[] }) {
           <title>{`${p.open} open after the upload of ${formatDateTime(p.at)}`}</title>
         </circle>
       ))}
-      <text x={PAD.left} y={HEIGHT - 6} className="chart-axis">{axisLabel(first.at, last.at)}</text>
-      <text x={WIDTH - PAD.right} y={HEIGHT - 6} textAnchor="end" className="chart-axis">{axisLabel(last.at, first.at)}</text>
+      {start === end ? (
+        <text x={PAD.left + innerW / 2} y={HEIGHT - 6} textAnchor="middle" className="chart-axis">{start}</text>
+      ) : (
+        <>
+          <text x={PAD.left} y={HEIGHT - 6} className="chart-axis">{start}</text>
+          <text x={WIDTH - PAD.right} y={HEIGHT - 6} textAnchor="end" className="chart-axis">{end}</text>
+        </>
+      )}
     </svg>
   );
 }

@@ -1,4 +1,4 @@
-import type { ScanState } from '../api/types';
+import type { ScanState, ScanStatus } from '../api/types';
 
 export const SCAN_STATE_LABEL: Record<ScanState, string> = {
   never_scanned: 'Never scanned',
@@ -9,3 +9,12 @@ export const SCAN_STATE_LABEL: Record<ScanState, string> = {
 };
 
 export const isInProgress = (state: string): boolean => state === 'pending' || state === 'processing';
+
+const SBOM_FORMATS = new Set(['cyclonedx', 'spdx']);
+
+/**
+ * Nothing open because nothing was looked for: every analysis is an SBOM, whose components nobody
+ * has compared with advisories yet. Such a repository is an inventory, not clean.
+ */
+export const isInventoryOnly = (status: ScanStatus): boolean =>
+  status.findings.open === 0 && status.analyses.length > 0 && status.analyses.every((a) => SBOM_FORMATS.has(a.format));

@@ -1,7 +1,10 @@
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { finding } from '../finding.js';
-import { ParseError, SEVERITIES, type NormalisedScan } from '../types.js';
+import { FAMILIES, ParseError, SEVERITIES, type FormatParser, type NormalisedScan } from '../types.js';
+import { parseJson } from '../text.js';
+import { record, text } from '../access.js';
+import { canonicalToolName } from '../tool-name.js';
 
 export const GENERIC_SCHEMA_ID = 'scanyard-findings/1';
 
@@ -72,8 +75,6 @@ export const GenericFindingsSchema = Type.Object(
   },
 );
 
-export type GenericFindings = Static<typeof GenericFindingsSchema>;
-
 const validator = Compile(GenericFindingsSchema);
 const MAX_REPORTED_ERRORS = 5;
 
@@ -89,7 +90,7 @@ export function parseGeneric(doc: unknown): NormalisedScan {
     format: 'findings',
     analyses: [
       {
-        tool: { name: report.tool.name, version: report.tool.version ?? null },
+        tool: { name: canonicalToolName(report.tool.name), version: report.tool.version ?? null },
         findings: report.findings.map((item) =>
           finding({
             ruleId: item.rule_id,
@@ -146,3 +147,16 @@ function describeError({ keyword, instancePath, message, params }: SchemaError):
       return `${path}: ${message}`;
   }
 }
+
+export const genericFindings: FormatParser = {
+  title: GENERIC_SCHEMA_ID, format: 'findings', syntax: 'json', contentTypes: [],
+  recognises: (doc) => !doc.array && doc.keyValueStartsWith('schema', 'scanyard-findings/'),
+  parse(body) {
+    const doc = parseJson(body, FAMILIES.findings.document);
+    const schema = text(record(doc)?.schema);
+    if (schema !== undefined && schema !== GENERIC_SCHEMA_ID) {
+      throw new ParseError(`"schema" is "${schema}"; this server reads ${GENERIC_SCHEMA_ID}`);
+    }
+    return parseGeneric(doc);
+  },
+};

@@ -1,6 +1,7 @@
-import { line, record, requiredText, text } from '../access.js';
+import { describeType, line, record, requiredText, text } from '../access.js';
 import { analysis, finding } from '../finding.js';
-import type { NormalisedScan } from '../types.js';
+import { parseJson } from '../text.js';
+import { FAMILIES, ParseError, type FormatParser, type NormalisedScan } from '../types.js';
 
 /**
  * Gitleaks' JSON report: an array of leaks. Secret, Match and Line hold the leaked value, and
@@ -28,6 +29,13 @@ export function parseGitleaks(doc: unknown[]): NormalisedScan {
   return { format: 'findings', analyses: [result] };
 }
 
-export function isGitleaksReport(doc: unknown[]): boolean {
-  return doc.every((item) => record(item)?.RuleID !== undefined);
-}
+export const gitleaks: FormatParser = {
+  title: 'Gitleaks', format: 'findings', syntax: 'json', contentTypes: [],
+  // An array of leaks, and [] when it found none.
+  recognises: (doc) => doc.array && (doc.hasKey('RuleID') || doc.isEmptyArray()),
+  parse(body) {
+    const doc = parseJson(body, FAMILIES.findings.document);
+    if (!Array.isArray(doc)) throw new ParseError(`A Gitleaks report must be a JSON array, not ${describeType(doc)}`);
+    return parseGitleaks(doc);
+  },
+};

@@ -1,7 +1,8 @@
 import { list, record, records, text, type JsonRecord } from '../access.js';
 import { analysis, finding, packageFingerprint } from '../finding.js';
-import { score, severityFromScore, severityFromWord, UNRATED } from '../severity.js';
-import { ParseError, type NormalisedFinding, type NormalisedScan } from '../types.js';
+import { score, severityOf, UNRATED } from '../severity.js';
+import { parseJsonObject } from '../text.js';
+import { FAMILIES, ParseError, type FormatParser, type NormalisedFinding, type NormalisedScan } from '../types.js';
 
 /** Grype's JSON report (`grype -o json`): one match per vulnerability found in a package. */
 export function parseGrype(doc: JsonRecord): NormalisedScan {
@@ -26,7 +27,7 @@ function fromMatch(match: JsonRecord | undefined, index: number): NormalisedFind
     ruleId: id,
     message: text(vulnerability.description) ?? text(related[0]?.description) ?? id,
     // "Negligible" reads as info; "Unknown" carries no rating, so the CVSS score decides.
-    severity: severityFromWord(word) ?? (cvssScore !== undefined ? severityFromScore(cvssScore) : UNRATED),
+    severity: severityOf(word, cvssScore) ?? UNRATED,
     level: word ?? null,
     filePath: text(record(list(artifact?.locations)[0])?.path) ?? null,
     fingerprint: packageFingerprint(purl, name, version),
@@ -48,3 +49,9 @@ function maxCvss(sources: JsonRecord[]): number | undefined {
   }
   return max;
 }
+
+export const grype: FormatParser = {
+  title: 'Grype', format: 'findings', syntax: 'json', contentTypes: [],
+  recognises: (doc) => !doc.array && doc.hasKey('matches') && (doc.hasKey('matchDetails') || doc.hasKey('descriptor')),
+  parse: (body) => parseGrype(parseJsonObject(body, FAMILIES.findings.document)),
+};

@@ -1,7 +1,8 @@
 import { list, number, record, text, type JsonRecord } from '../access.js';
 import { analysis, finding, packageFingerprint } from '../finding.js';
-import { score, severityFromWord, UNRATED } from '../severity.js';
-import type { NormalisedFinding, NormalisedScan } from '../types.js';
+import { score, severityOf, UNRATED } from '../severity.js';
+import { parseJsonObject } from '../text.js';
+import { FAMILIES, type FormatParser, type NormalisedFinding, type NormalisedScan } from '../types.js';
 
 const GHSA = /GHSA-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/i;
 
@@ -57,7 +58,8 @@ function fromAdvisory(advisory: JsonRecord, ruleId: string, name: string, versio
     ruleId,
     ruleName: text(advisory.title) ?? null,
     message: text(advisory.title) ?? text(advisory.overview) ?? ruleId,
-    severity: severityFromWord(word) ?? UNRATED,
+    // Its score is often 0 for "none given", so only the word rates it.
+    severity: severityOf(word) ?? UNRATED,
     level: word ?? null,
     // npm audit v2 does not say which version is installed; the package alone identifies the finding.
     fingerprint: packageFingerprint(null, name, version),
@@ -76,3 +78,9 @@ function advisoryId(url: unknown, source: unknown): string | undefined {
   const id = number(source);
   return id !== undefined ? `npm-${id}` : text(source);
 }
+
+export const npmAudit: FormatParser = {
+  title: 'npm audit', format: 'findings', syntax: 'json', contentTypes: [],
+  recognises: (doc) => !doc.array && (doc.hasKey('auditReportVersion') || (doc.hasKey('advisories') && doc.hasKey('actions'))),
+  parse: (body) => parseNpmAudit(parseJsonObject(body, FAMILIES.findings.document)),
+};

@@ -1,7 +1,8 @@
 import { list, record, records, requiredText, text, type JsonRecord } from '../access.js';
 import { analysis, finding, packageFingerprint } from '../finding.js';
 import { score, severityFromScore, severityFromWord, UNRATED } from '../severity.js';
-import type { NormalisedFinding, NormalisedScan, Severity } from '../types.js';
+import { parseJsonObject } from '../text.js';
+import { FAMILIES, type FormatParser, type NormalisedFinding, type NormalisedScan, type Severity } from '../types.js';
 
 /**
  * OSV-Scanner's JSON output: per scanned source (lockfile, SBOM), per package, its OSV records.
@@ -71,3 +72,9 @@ function ratingOf(
   const id = text(vulnerability.id) ?? '';
   return { severity: id.startsWith('MAL-') ? 'critical' : UNRATED, level: null, score: null };
 }
+
+export const osvScanner: FormatParser = {
+  title: 'OSV-Scanner', format: 'findings', syntax: 'json', contentTypes: [],
+  recognises: (doc) => !doc.array && doc.hasKey('results') && doc.hasKey('packages'),
+  parse: (body) => parseOsvScanner(parseJsonObject(body, FAMILIES.findings.document)),
+};

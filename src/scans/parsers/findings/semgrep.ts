@@ -1,7 +1,8 @@
 import { line, list, record, requiredText, text, type JsonRecord } from '../access.js';
 import { analysis, finding } from '../finding.js';
-import { severityFromWord, UNRATED } from '../severity.js';
-import type { NormalisedScan, Severity } from '../types.js';
+import { severityOf, UNRATED } from '../severity.js';
+import { parseJsonObject } from '../text.js';
+import { FAMILIES, type FormatParser, type NormalisedScan, type Severity } from '../types.js';
 
 /** Semgrep's rule severities; newer releases also write critical/high/medium/low. */
 const SEVERITY: ReadonlyMap<string, Severity> = new Map<string, Severity>([
@@ -30,7 +31,7 @@ export function parseSemgrep(doc: JsonRecord): NormalisedScan {
       finding({
         ruleId,
         message: text(extra?.message) ?? ruleId,
-        severity: (word !== undefined ? (SEVERITY.get(word.toUpperCase()) ?? severityFromWord(word)) : undefined) ?? UNRATED,
+        severity: SEVERITY.get(word?.toUpperCase() ?? '') ?? severityOf(word) ?? UNRATED,
         level: word ?? null,
         filePath: text(item?.path) ?? null,
         startLine: line(record(item?.start)?.line),
@@ -42,3 +43,10 @@ export function parseSemgrep(doc: JsonRecord): NormalisedScan {
   });
   return { format: 'findings', analyses: [result] };
 }
+
+export const semgrep: FormatParser = {
+  title: 'Semgrep', format: 'findings', syntax: 'json', contentTypes: [],
+  // With no results, its "paths" and "errors" still tell it from OSV-Scanner.
+  recognises: (doc) => !doc.array && doc.hasKey('results') && (doc.hasKey('check_id') || (doc.hasKey('paths') && doc.hasKey('errors'))),
+  parse: (body) => parseSemgrep(parseJsonObject(body, FAMILIES.findings.document)),
+};

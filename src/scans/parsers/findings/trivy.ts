@@ -1,7 +1,8 @@
 import { line, list, record, records, requiredText, text, type JsonRecord } from '../access.js';
 import { analysis, finding, packageFingerprint } from '../finding.js';
-import { score, severityFromScore, severityFromWord, UNRATED } from '../severity.js';
-import type { NormalisedFinding, NormalisedScan, Severity } from '../types.js';
+import { score, severityOf, UNRATED } from '../severity.js';
+import { parseJsonObject } from '../text.js';
+import { FAMILIES, type FormatParser, type NormalisedFinding, type NormalisedScan, type Severity } from '../types.js';
 
 /** Trivy's JSON report (SchemaVersion 2): vulnerabilities, misconfigurations and secrets per target. */
 export function parseTrivy(doc: JsonRecord): NormalisedScan {
@@ -62,27 +63,25 @@ function fromMisconfiguration(misconfiguration: JsonRecord, file: string | null,
   });
 }
 
-/** Never the Match or Code fields: they hold the secret itself. */
+/**
+ * Never the Match or Code fields: they hold the secret itself. Nor the line for identity: a secret
+ * that moves stays the same finding, and two of one rule in one file are told apart by their order.
+ */
 function fromSecret(secret: JsonRecord, file: string | null, path: string): NormalisedFinding {
   const id = requiredText(secret.RuleID, `${path}.RuleID`);
-  const startLine = line(secret.StartLine);
   return finding({
     ruleId: id,
     ruleName: text(secret.Title) ?? null,
     message: text(secret.Title) ?? `Secret found by rule ${id}`,
     ...rated(secret.Severity, undefined),
     filePath: file,
-    startLine,
+    startLine: line(secret.StartLine),
     endLine: line(secret.EndLine),
-    // Two secrets of one rule in one file differ only by where they are.
-    fingerprint: startLine !== null ? `line:${startLine}` : null,
   });
 }
 
 function rated(word: unknown, cvssScore: number | undefined): { severity: Severity; level: string | null } {
-  const severity =
-    severityFromWord(word) ?? (cvssScore !== undefined ? severityFromScore(cvssScore) : undefined) ?? UNRATED;
-  return { severity, level: text(word) ?? null };
+  return { severity: severityOf(word, cvssScore) ?? UNRATED, level: text(word) ?? null };
 }
 
 /** The CVSS v3 score of the source Trivy took its severity from, else NVD's. */
@@ -93,3 +92,9 @@ function cvssOf(vulnerability: JsonRecord): number | undefined {
   const preferred = source !== undefined ? record(cvss[source]) : undefined;
   return score(preferred?.V3Score) ?? score(record(cvss.nvd)?.V3Score);
 }
+
+export const trivy: FormatParser = {
+  title: 'Trivy', format: 'findings', syntax: 'json', contentTypes: [],
+  recognises: (doc) => !doc.array && doc.hasKey('SchemaVersion') && (doc.hasKey('ArtifactName') || doc.hasKey('Results')),
+  parse: (body) => parseTrivy(parseJsonObject(body, FAMILIES.findings.document)),
+};

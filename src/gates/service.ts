@@ -1,0 +1,78 @@
+import type { Kysely } from 'kysely';
+import type { Actor } from '../auth/actor.js';
+import type { AuditStore } from '../audit/store.js';
+import type { Database } from '../db/schema.js';
+import type { AuthorizedRepo } from '../scans/service.js';
+import type { Policy as AccessPolicy } from '../policy.js';
+import { badRequest } from '../problem.js';
+import { now } from '../db/time.js';
+import { evaluateGate } from './evaluate.js';
+import { gateFacts, policyStore, refIdOf, type EffectivePolicy } from './store.js';
+import { defaultBranch } from '../refs/ref-name.js';
+import type { Gate, Policy, RepoPolicy } from './types.js';
+import { policyProblems, repoPolicyProblems } from './validate.js';
+
+export interface RepoGate extends Gate {
+  repositoryId: string;
+  policy: EffectivePolicy;
+  judgedAt: string;
+}
+
+const ORG = 'The organization';
+
+export function gateService(db: Kysely<Database>, authorizedRepo: AuthorizedRepo, access: AccessPolicy, audit: AuditStore) {
+  const policies = policyStore(db);
+
+  /** The repository's default branch judged as it stands now (no upload: fail_on_new has nothing to judge). */
+  async function judgeRepository(repositoryId: string, configuredDefault: string | null): Promise<RepoGate> {
+    const policy = await policies.effectivePolicy(repositoryId);
+    const at = new Date();
+    const refId = await refIdOf(db, repositoryId, defaultBranch(configuredDefault));
+    const gate = evaluateGate(policy.document, await gateFacts(db, refId, policy.document, null, at));
+    return { ...gate, repositoryId, policy, judgedAt: at.toISOString() };
+  }
+
+  return {
+    judgeRepository,
+
+    async orgPolicy(actor: Actor, orgId: string): Promise<Policy> {
+      await access.require(actor, 'policy.read', { orgId, what: ORG });
+      return policies.orgPolicy(orgId);
+    },
+
+    async setOrgPolicy(actor: Actor, orgId: string, document: Policy, ip: string): Promise<Policy> {
+      await access.require(actor, 'policy.manage', { orgId, what: ORG });
+      const problems = policyProblems(document);
+      if (problems.length) throw badRequest('The policy is not valid.', problems);
+      await policies.setOrgPolicy(orgId, document, now());
+      await audit.record({ action: 'policy.updated', actor: actor.user, orgId, ip, target: { type: 'org', id: orgId }, details: { policy: document } });
+      return document;
+    },
+
+    async repoPolicy(actor: Actor, repositoryId: string): Promise<RepoPolicy> {
+      await authorizedRepo(actor, repositoryId, 'policy.read');
+      const own = await policies.repoPolicy(repositoryId);
+      return own ? { inherit: false, ...own } : { inherit: true };
+    },
+
+    async setRepoPolicy(actor: Actor, repositoryId: string, document: RepoPolicy, ip: string): Promise<RepoPolicy> {
+      const repo = await authorizedRepo(actor, repositoryId, 'policy.manage');
+      const problems = repoPolicyProblems(document);
+      if (problems.length) throw badRequest('The policy is not valid.', problems);
+      const { inherit, ...rules } = document;
+      const own = inherit === false || inherit === undefined ? rules : null;
+      await policies.setRepoPolicy(repositoryId, own, now());
+      await audit.record({
+        action: 'policy.updated', actor: actor.user, orgId: repo.org_id, ip,
+        target: { type: 'repo', id: repositoryId }, details: { policy: own ?? { inherit: true } },
+      });
+      return own ? { inherit: false, ...own } : { inherit: true };
+    },
+
+    async repoGate(actor: Actor, repositoryId: string): Promise<RepoGate> {
+      const repo = await authorizedRepo(actor, repositoryId, 'gate.read');
+      return judgeRepository(repositoryId, repo.default_branch);
+    },
+  };
+}
+export type GateService = ReturnType<typeof gateService>;

@@ -1,0 +1,222 @@
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
+import type { Database, UploadRow } from '../db/schema.js';
+import type { Severity } from '../scans/parsers/types.js';
+import { zeroCounts, type SeverityCounts } from '../scans/severity.js';
+import { SEVERITY_RANK } from '../scans/parsers/severity.js';
+import type { ComponentFact, FindingFact, GateFacts, Tally } from './evaluate.js';
+import type { Gate, Policy } from './types.js';
+import type { RefName } from '../refs/ref-name.js';
+
+type Conn = Kysely<Database> | Transaction<Database>;
+
+const SEVERITIES: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
+const EXAMPLES = 5;
+const DAY_MS = 86_400_000;
+
+export interface EffectivePolicy {
+  source: 'repository' | 'organization';
+  document: Policy;
+}
+
+export function policyStore(db: Conn) {
+  return {
+    async orgPolicy(orgId: string): Promise<Policy> {
+      const row = await db.selectFrom('org_policies').select('document').where('org_id', '=', orgId).executeTakeFirst();
+      return row ? (JSON.parse(row.document) as Policy) : {};
+    },
+
+    /** The repository's own policy; null when it inherits its org's. */
+    async repoPolicy(repositoryId: string): Promise<Policy | null> {
+      const row = await db.selectFrom('repo_policies').select('document').where('repository_id', '=', repositoryId).executeTakeFirst();
+      return row ? (JSON.parse(row.document) as Policy) : null;
+    },
+
+    async setOrgPolicy(orgId: string, document: Policy, at: string): Promise<void> {
+      await db.insertInto('org_policies').values({ org_id: orgId, document: JSON.stringify(document), updated_at: at })
+        .onConflict((oc) => oc.column('org_id').doUpdateSet({ document: JSON.stringify(document), updated_at: at }))
+        .execute();
+    },
+
+    /** null makes the repository inherit again. */
+    async setRepoPolicy(repositoryId: string, document: Policy | null, at: string): Promise<void> {
+      if (document === null) {
+        await db.deleteFrom('repo_policies').where('repository_id', '=', repositoryId).execute();
+        return;
+      }
+      await db.insertInto('repo_policies').values({ repository_id: repositoryId, document: JSON.stringify(document), updated_at: at })
+        .onConflict((oc) => oc.column('repository_id').doUpdateSet({ document: JSON.stringify(document), updated_at: at }))
+        .execute();
+    },
+
+    /** The policy that applies to the repository: its own, else its org's (empty when neither set one). */
+    async effectivePolicy(repositoryId: string): Promise<EffectivePolicy> {
+      const row = await db.selectFrom('repos')
+        .leftJoin('repo_policies', 'repo_policies.repository_id', 'repos.id')
+        .leftJoin('org_policies', 'org_policies.org_id', 'repos.org_id')
+        .select(['repo_policies.document as own', 'org_policies.document as inherited'])
+        .where('repos.id', '=', repositoryId).executeTakeFirst();
+      if (row?.own) return { source: 'repository', document: JSON.parse(row.own) as Policy };
+      return { source: 'organization', document: row?.inherited ? (JSON.parse(row.inherited) as Policy) : {} };
+    },
+  };
+}
+
+/**
+ * The ref a gate judges: an upload's own (a branch, tag or pull request), or the default branch
+ * when the repository is judged as it stands; undefined when it has no results yet.
+ */
+export async function refIdOf(db: Conn, repositoryId: string, ref: RefName): Promise<string | undefined> {
+  const row = await db.selectFrom('refs').select('id')
+    .where('repository_id', '=', repositoryId).where('kind', '=', ref.kind).where('name', '=', ref.name).executeTakeFirst();
+  return row?.id;
+}
+
+/** Reads what a policy's rules need of one ref, and nothing more (a ref may hold a million findings). */
+export async function gateFacts(db: Conn, refId: string | undefined, policy: Policy, changes: UploadChanges | null, at: Date): Promise<GateFacts> {
+  const status = refId === undefined ? undefined : await db.selectFrom('refs')
+    .select(['open_critical', 'open_high', 'open_medium', 'open_low', 'open_info'])
+    .where('id', '=', refId).executeTakeFirst();
+  const open = {} as Record<Severity, Tally>;
+  for (const severity of SEVERITIES) {
+    const count = Number(status?.[`open_${severity}`] ?? 0);
+    const limit = policy.max_open?.[severity];
+    const examples = refId !== undefined && limit !== undefined && count > limit ? await openExamples(db, refId, severity) : [];
+    open[severity] = { count, examples };
+  }
+  const overdue: Partial<Record<Severity, Tally>> = {};
+  for (const severity of SEVERITIES) {
+    const days = policy.max_age_days?.[severity];
+    if (days !== undefined && refId !== undefined) overdue[severity] = await openSince(db, refId, severity, new Date(at.getTime() - days * DAY_MS).toISOString());
+  }
+  return {
+    open,
+    introduced: changes ? await introducedBy(db, changes, policy.fail_on_new) : null,
+    overdue,
+    vulnerabilities: policy.fail_on_kev ? await flaggedVulnerabilities() : [],
+    components: policy.licenses && refId !== undefined ? await componentLicenses(db, refId) : [],
+  };
+}
+
+/** What an upload changed: findings it opened, reopened and fixed, counted per severity. */
+export interface UploadChanges {
+  upload: UploadRow;
+  new: SeverityCounts;
+  reopened: SeverityCounts;
+  fixed: SeverityCounts;
+}
+
+type ChangedFindings = ExpressionBuilder<Database, 'findings' | 'analyses'>;
+
+/**
+ * Read back after the upload was applied, from its analyses: a finding it reopened or fixed carries
+ * the time its analysis was applied. A pull request upload will instead be compared with its base
+ * ref's open fingerprints; that comparison belongs here, so fail_on_new keeps meaning "new in this
+ * change".
+ */
+export async function uploadChanges(db: Conn, upload: UploadRow): Promise<UploadChanges> {
+  const rows = await changedBy(db, upload)
+    .select((eb) => ['findings.severity', 'findings.state', eb('findings.first_upload_id', '=', upload.id).as('first'), eb.fn.countAll<number>().as('n')])
+    .where((eb) => eb.or([
+      broughtBy(eb, upload),
+      eb.and([eb('findings.state', '=', 'fixed'), eb('findings.fixed_at', '=', eb.ref('analyses.completed_at'))]),
+    ]))
+    .groupBy(['findings.severity', 'findings.state', 'first'])
+    .execute();
+  const changes: UploadChanges = { upload, new: zeroCounts(), reopened: zeroCounts(), fixed: zeroCounts() };
+  for (const row of rows) {
+    const kind = row.state === 'fixed' ? 'fixed' : Number(row.first) === 1 || row.first === true ? 'new' : 'reopened';
+    if (row.severity in changes[kind]) changes[kind][row.severity as Severity] += Number(row.n);
+  }
+  return changes;
+}
+
+function changedBy(db: Conn, upload: UploadRow) {
+  return db.selectFrom('findings')
+    .innerJoin('analyses', 'analyses.id', 'findings.analysis_id')
+    .where('analyses.repository_id', '=', upload.repository_id)
+    .where('analyses.last_upload_id', '=', upload.id);
+}
+
+function broughtBy(eb: ChangedFindings, upload: UploadRow) {
+  return eb.and([
+    eb('findings.state', '=', 'open'),
+    eb.or([eb('findings.first_upload_id', '=', upload.id), eb('findings.reopened_at', '=', eb.ref('analyses.completed_at'))]),
+  ]);
+}
+
+/**
+ * New and reopened alike, per severity. Only a rule they break needs them named, and naming costs a
+ * sorted read of everything the upload brought, so examples are read for fail_on_new's severities
+ * only when there is something to name.
+ */
+async function introducedBy(db: Conn, changes: UploadChanges, threshold: Severity | null | undefined): Promise<Record<Severity, Tally>> {
+  const out = Object.fromEntries(SEVERITIES.map((s) => [s, { count: changes.new[s] + changes.reopened[s], examples: [] as string[] }])) as Record<Severity, Tally>;
+  if (!threshold || !SEVERITIES.some((s) => SEVERITY_RANK[s] >= SEVERITY_RANK[threshold] && out[s].count > 0)) return out;
+  const rows = await changedBy(db, changes.upload)
+    .select(['findings.severity', 'findings.rule_id', 'findings.file_path', 'findings.start_line', 'findings.package_name', 'findings.package_version'])
+    .where((eb) => broughtBy(eb, changes.upload))
+    .where('findings.severity_rank', '>=', SEVERITY_RANK[threshold])
+    .orderBy('findings.severity_rank', 'desc').orderBy('findings.id').limit(EXAMPLES)
+    .execute();
+  for (const row of rows) out[row.severity as Severity]?.examples.push(findingLabel(row));
+  return out;
+}
+
+async function openExamples(db: Conn, refId: string, severity: Severity): Promise<string[]> {
+  const rows = await db.selectFrom('findings')
+    .select(['rule_id', 'file_path', 'start_line', 'package_name', 'package_version'])
+    .where('ref_id', '=', refId).where('state', '=', 'open').where('severity_rank', '=', SEVERITY_RANK[severity])
+    .orderBy('id').limit(EXAMPLES).execute();
+  return rows.map(findingLabel);
+}
+
+async function openSince(db: Conn, refId: string, severity: Severity, before: string): Promise<Tally> {
+  const base = db.selectFrom('findings')
+    .where('ref_id', '=', refId).where('state', '=', 'open').where('severity_rank', '=', SEVERITY_RANK[severity])
+    .where('created_at', '<', before);
+  const [counted, oldest] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    base.select(['rule_id', 'file_path', 'start_line', 'package_name', 'package_version', 'created_at'])
+      .orderBy('created_at').orderBy('id').limit(EXAMPLES).execute(),
+  ]);
+  return { count: Number(counted.n), examples: oldest.map((row) => `${findingLabel(row)} (open since ${row.created_at.slice(0, 10)})`) };
+}
+
+/**
+ * Open findings that advisories flag, with their KEV flag. Findings carry no advisory data yet, so
+ * there are none; once advisories are matched, their join belongs here and fail_on_kev bites.
+ */
+async function flaggedVulnerabilities(): Promise<FindingFact[]> {
+  return [];
+}
+
+async function componentLicenses(db: Conn, refId: string): Promise<ComponentFact[]> {
+  const rows = await db.selectFrom('components').select(['components.name', 'components.version', 'components.purl', 'components.licenses'])
+    .innerJoin('analyses', 'analyses.id', 'components.analysis_id')
+    .where('analyses.ref_id', '=', refId).orderBy('components.name').orderBy('components.id').execute();
+  return rows.map((row) => ({
+    label: row.purl ?? (row.version ? `${row.name}@${row.version}` : row.name),
+    licenses: JSON.parse(row.licenses) as string[],
+  }));
+}
+
+interface LabelledFinding {
+  rule_id: string;
+  file_path: string | null;
+  start_line: number | null;
+  package_name: string | null;
+  package_version: string | null;
+}
+
+function findingLabel(f: LabelledFinding): string {
+  if (f.package_name) return `${f.rule_id} in ${f.package_name}${f.package_version ? `@${f.package_version}` : ''}`;
+  if (f.file_path) return `${f.rule_id} at ${f.file_path}${f.start_line !== null ? `:${f.start_line}` : ''}`;
+  return f.rule_id;
+}
+
+/** Keeps the gate and the changes by severity on the upload, in the transaction that completes it. */
+export async function recordGate(db: Conn, uploadId: string, gate: Gate, changes: UploadChanges): Promise<void> {
+  const { new: opened, reopened, fixed } = changes;
+  await db.updateTable('uploads').set({ gate: JSON.stringify(gate), changes: JSON.stringify({ new: opened, reopened, fixed }) })
+    .where('id', '=', uploadId).execute();
+}

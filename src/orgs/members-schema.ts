@@ -1,0 +1,20 @@
+import { Type, type Static } from 'typebox';
+import { Nullable, Time } from '../http/schemas.js';
+
+const Role = Type.Union([Type.Literal('owner'), Type.Literal('member')], {
+  description: 'owner: may change the organization, its repositories, teams and members. member: reads and uploads.',
+});
+
+export const MemberSchema = Type.Object({
+  user_id: Type.String(),
+  login: Type.String(),
+  name: Nullable(Type.String()),
+  avatar_url: Nullable(Type.String()),
+  role: Role,
+  joined_at: Time,
+}, { title: 'Member' });
+export type MemberJson = Static<typeof MemberSchema>;
+
+export const PutMemberBody = Type.Object({ role: Role }, { additionalProperties: false });
+
+export const MemberParams = Type.Object({ id: Type.String(), user_id: Type.String() });

@@ -1,0 +1,70 @@
+import type { RepoStatusRow, UploadRow } from '../db/schema.js';
+import type { ComponentWithTool, FindingWithAnalysis } from './results-store.js';
+import type { ComponentJson, FindingJson, StatusJson, UploadJson } from './schema.js';
+import { refKey, type RefKind, type RefName } from '../refs/ref-name.js';
+import { httpLink } from './parsers/links.js';
+
+export function presentUpload(row: UploadRow): UploadJson {
+  return {
+    id: row.id, repository_id: row.repository_id, format: row.format, status: row.status as 'pending',
+    sha256: row.sha256, size_bytes: Number(row.size_bytes), category: row.category, commit_sha: row.commit_sha,
+    ref: refKey({ kind: row.ref_kind as RefKind, name: row.ref_name }), ref_kind: row.ref_kind as RefKind, base_ref: row.base_ref,
+    vs_base: row.vs_base_new === null || row.vs_base_fixed === null ? null : { new: row.vs_base_new, fixed: row.vs_base_fixed },
+    tools: row.tools ? (JSON.parse(row.tools) as string[]) : [], error: row.error,
+    counts: {
+      new: row.new_count, fixed: row.fixed_count, reopened: row.reopened_count, unchanged: row.unchanged_count,
+      findings: row.findings_count, components: row.components_count,
+    },
+    changes: row.changes ? (JSON.parse(row.changes) as UploadJson['changes']) : null,
+    gate: row.gate ? (JSON.parse(row.gate) as UploadJson['gate']) : null,
+    created_at: row.created_at, started_at: row.started_at, completed_at: row.completed_at,
+  };
+}
+
+type AnalysisStatusRow = {
+  tool: string; category: string; format: string; last_upload_id: string; upload_status: string; completed_at: string;
+  open_critical: number; open_high: number; open_medium: number; open_low: number; open_info: number;
+};
+
+type StatusRow = Omit<RepoStatusRow, 'repository_id'>;
+
+export function presentStatus(repositoryId: string, ref: RefName, baseRef: string | null, row: StatusRow | undefined, analyses: AnalysisStatusRow[]): StatusJson {
+  const c = row ?? { open_critical: 0, open_high: 0, open_medium: 0, open_low: 0, open_info: 0, components: 0 };
+  return {
+    repository_id: repositoryId,
+    ref: refKey(ref), ref_kind: ref.kind, base_ref: baseRef,
+    state: (row?.state ?? 'never_scanned') as 'never_scanned',
+    last_upload_at: row?.last_upload_at ?? null,
+    last_completed_at: row?.last_completed_at ?? null,
+    findings: {
+      open: c.open_critical + c.open_high + c.open_medium + c.open_low + c.open_info,
+      critical: c.open_critical, high: c.open_high, medium: c.open_medium, low: c.open_low, info: c.open_info,
+    },
+    components: c.components,
+    analyses: analyses.map((a) => ({
+      tool: a.tool, category: a.category, format: a.format, last_upload_id: a.last_upload_id, status: a.upload_status,
+      open_findings: a.open_critical + a.open_high + a.open_medium + a.open_low + a.open_info, completed_at: a.completed_at,
+    })),
+  };
+}
+
+export function presentFinding(row: FindingWithAnalysis): FindingJson {
+  return {
+    id: row.id, repository_id: row.repository_id, tool: row.tool, category: row.category, format: row.format,
+    rule_id: row.rule_id, rule_name: row.rule_name, message: row.message, severity: row.severity as 'high', level: row.level, kind: row.kind,
+    state: row.state as 'open', file_path: row.file_path, start_line: row.start_line, end_line: row.end_line,
+    package: row.package_name ? { name: row.package_name, version: row.package_version, purl: row.purl } : null,
+    // Rows stored before links were checked at parse time are checked here too.
+    help_uri: httpLink(row.help_uri), fingerprint: row.fingerprint, first_upload_id: row.first_upload_id,
+    first_seen_at: row.created_at, updated_at: row.updated_at, fixed_at: row.fixed_at, reopened_at: row.reopened_at,
+    fixed_upload_id: row.fixed_upload_id, reopened_upload_id: row.reopened_upload_id,
+  };
+}
+
+export function presentComponent(row: ComponentWithTool): ComponentJson {
+  return {
+    id: row.id, tool: row.tool, ref: row.ref, name: row.name, version: row.version, purl: row.purl, type: row.type,
+    licenses: JSON.parse(row.licenses) as string[], hashes: JSON.parse(row.hashes) as { alg: string; value: string }[],
+    depends_on: JSON.parse(row.depends_on) as string[], upload_id: row.upload_id,
+  };
+}

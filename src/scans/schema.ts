@@ -1,0 +1,160 @@
+import { Type, type Static } from 'typebox';
+import { PageQuery } from '../http/pagination.js';
+import { Nullable, Time } from '../http/schemas.js';
+import { SCAN_FORMATS, SEVERITIES } from './parsers/types.js';
+import { GateSchema } from '../gates/schema.js';
+import { RefKindEnum, RefQueryField } from '../refs/schema.js';
+
+const SeverityEnum = Type.Enum([...SEVERITIES]);
+
+const SeverityCountsSchema = Type.Object(Object.fromEntries(SEVERITIES.map((s) => [s, Type.Integer()])) as Record<(typeof SEVERITIES)[number], ReturnType<typeof Type.Integer>>);
+
+export const UploadSchema = Type.Object({
+  id: Type.String(),
+  repository_id: Type.String(),
+  format: Type.String({ description: `One of ${SCAN_FORMATS.join(', ')}.` }),
+  status: Type.Enum(['pending', 'processing', 'complete', 'failed']),
+  sha256: Type.String({ description: 'SHA-256 of the (decompressed) document.' }),
+  size_bytes: Type.Integer(),
+  category: Type.String({ description: 'Separates analyses of the same tool, as in GitHub code scanning.' }),
+  commit_sha: Nullable(Type.String()),
+  ref: Type.String({ description: 'The ref it belongs to, as ?ref= names it (the default branch when the upload named none).' }),
+  ref_kind: RefKindEnum,
+  base_ref: Nullable(Type.String({ description: "A pull request's base branch, which vs_base compares with." })),
+  vs_base: Nullable(Type.Object({
+    new: Type.Integer({ description: 'Open in the pull request, not open on the base (same tool, category and format).' }),
+    fixed: Type.Integer({ description: 'Open on the base, absent from the pull request.' }),
+  }, { description: 'A pull request upload against its base branch as it was when processed; null otherwise, or until processed.' })),
+  tools: Type.Array(Type.String(), { description: 'The tools found in the document (once processed).' }),
+  error: Nullable(Type.String({ description: 'Why processing failed, in words.' })),
+  counts: Type.Object({
+    new: Type.Integer(), fixed: Type.Integer(), reopened: Type.Integer(), unchanged: Type.Integer(),
+    findings: Type.Integer(), components: Type.Integer(),
+  }, { description: 'What this upload changed (once complete).' }),
+  changes: Type.Union([Type.Object({ new: SeverityCountsSchema, reopened: SeverityCountsSchema, fixed: SeverityCountsSchema }), Type.Null()], {
+    description: 'What this upload changed, by severity (once complete).',
+  }),
+  gate: Type.Union([GateSchema, Type.Null()], {
+    description: 'How the upload was judged against its repository policy once complete; null before, or when it failed.',
+  }),
+  created_at: Time,
+  started_at: Nullable(Time),
+  completed_at: Nullable(Time),
+}, { title: 'Upload' });
+
+export const UploadWaitQuery = Type.Object({
+  wait: Type.Optional(Type.Integer({
+    minimum: 0, maximum: 60, default: 0,
+    description: 'Seconds to wait for the upload to complete or fail before answering with it as it stands.',
+  })),
+});
+
+export const StatusSchema = Type.Object({
+  repository_id: Type.String(),
+  ref: Type.String({ description: 'The ref described, as ?ref= names it: the default branch unless ?ref= named another.' }),
+  ref_kind: RefKindEnum,
+  base_ref: Nullable(Type.String({ description: "A pull request's base branch (as of its latest upload)." })),
+  state: Type.Enum(['never_scanned', 'pending', 'processing', 'complete', 'failed']),
+  last_upload_at: Nullable(Time),
+  last_completed_at: Nullable(Time),
+  findings: Type.Object({
+    open: Type.Integer(), critical: Type.Integer(), high: Type.Integer(), medium: Type.Integer(), low: Type.Integer(), info: Type.Integer(),
+  }, { description: "Open findings across the ref's analyses." }),
+  components: Type.Integer(),
+  analyses: Type.Array(Type.Object({
+    tool: Type.String(), category: Type.String(), format: Type.String(), last_upload_id: Type.String(),
+    status: Type.String(), open_findings: Type.Integer(), completed_at: Time,
+  })),
+}, { title: 'ScanStatus' });
+
+export const FindingSchema = Type.Object({
+  id: Type.String(),
+  repository_id: Type.String(),
+  tool: Type.String(),
+  category: Type.String(),
+  format: Type.String(),
+  rule_id: Type.String(),
+  rule_name: Nullable(Type.String()),
+  message: Type.String(),
+  severity: SeverityEnum,
+  level: Nullable(Type.String({ description: "The tool's own level or severity word." })),
+  kind: Nullable(Type.String({ description: 'SARIF result kind: "fail" (a problem), "open" or "review" (needs a look).' })),
+  state: Type.Union([Type.Literal('open'), Type.Literal('fixed')]),
+  file_path: Nullable(Type.String()),
+  start_line: Nullable(Type.Integer()),
+  end_line: Nullable(Type.Integer()),
+  package: Nullable(Type.Object({ name: Type.String(), version: Nullable(Type.String()), purl: Nullable(Type.String()) })),
+  help_uri: Nullable(Type.String()),
+  fingerprint: Type.String(),
+  first_upload_id: Type.String(),
+  first_seen_at: Time,
+  updated_at: Time,
+  fixed_at: Nullable(Time),
+  reopened_at: Nullable(Time),
+  fixed_upload_id: Nullable(Type.String({ description: 'The upload that fixed it (null while open).' })),
+  reopened_upload_id: Nullable(Type.String({ description: 'The upload that last reopened it: a reopened finding keeps its first_upload_id, so it never counts as new.' })),
+}, { title: 'Finding' });
+
+export const ComponentSchema = Type.Object({
+  id: Type.String(),
+  tool: Type.String({ description: 'The SBOM generator that reported it.' }),
+  ref: Nullable(Type.String({ description: 'bom-ref (CycloneDX) or SPDXID.' })),
+  name: Type.String(),
+  version: Nullable(Type.String()),
+  purl: Nullable(Type.String()),
+  type: Nullable(Type.String()),
+  licenses: Type.Array(Type.String()),
+  hashes: Type.Array(Type.Object({ alg: Type.String(), value: Type.String() })),
+  depends_on: Type.Array(Type.String(), { description: 'refs of the components it depends on.' }),
+  upload_id: Type.String(),
+}, { title: 'Component' });
+
+
+const Text = (maxLength: number, description: string) => Type.Optional(Type.String({ maxLength, description }));
+
+/** Context of an upload, as query parameters or multipart fields. An empty value is the same as none (CI variables are often empty). */
+export const UploadQuery = Type.Object({
+  format: Type.Optional(Type.Enum([...SCAN_FORMATS], { description: 'Name the format instead of detecting it.' })),
+  category: Text(200, 'Separates analyses of the same tool (e.g. a language or a sub-project), as in GitHub code scanning.'),
+  commit_sha: Type.Optional(Type.String({
+    pattern: '^([0-9a-fA-F]{7,64})?$',
+    description: 'The commit that was scanned: 7 to 64 hexadecimal digits (an abbreviated or full SHA-1 or SHA-256).',
+  })),
+  ref: Text(300, 'The branch, tag or pull request that was scanned: refs/heads/x or x, refs/tags/v1, refs/pull/N/merge (or /head), '
+    + 'refs/merge-requests/N/head, or pr/N. Absent: the default branch.'),
+  base_ref: Text(300, "A pull request's base branch (what it is compared with); absent: the default branch."),
+});
+
+export const StatusQuery = Type.Object({ ref: Type.Optional(RefQueryField) });
+
+export const UploadsQuery = Type.Object({
+  ...PageQuery.properties,
+  ref: Type.Optional(RefQueryField),
+});
+
+export const FindingsQuery = Type.Object({
+  ...PageQuery.properties,
+  state: Type.Optional(Type.Enum(['open', 'fixed', 'all'], { description: 'Default open; all when introduced_in, fixed_in or reopened_in is given.' })),
+  severity: Type.Optional(SeverityEnum),
+  tool: Type.Optional(Type.String({ maxLength: 200 })),
+  q: Type.Optional(Type.String({ maxLength: 200, description: 'Substring of the rule id, message or file path.' })),
+  ref: Type.Optional(RefQueryField),
+  vs_base: Type.Optional(Type.Enum(['new', 'fixed'], {
+    description: 'With a pull request ref: new lists its open findings not open on its base branch (for the same tool, category and format); '
+      + "fixed lists the base's open findings the pull request no longer has.",
+  })),
+  introduced_in: Type.Optional(Type.String({ maxLength: 64, description: 'An upload id: the findings it reported first (new). Reopened ones are not new: see reopened_in.' })),
+  fixed_in: Type.Optional(Type.String({ maxLength: 64, description: 'An upload id: the findings it fixed that are still fixed (a finding that came back is no longer listed here).' })),
+  reopened_in: Type.Optional(Type.String({ maxLength: 64, description: "An upload id: the fixed findings it reported again (each finding's latest reopening)." })),
+});
+
+export const ComponentsQuery = Type.Object({
+  ...PageQuery.properties,
+  q: Type.Optional(Type.String({ maxLength: 200, description: 'Substring of the name or purl.' })),
+  ref: Type.Optional(RefQueryField),
+});
+
+export type UploadJson = Static<typeof UploadSchema>;
+export type StatusJson = Static<typeof StatusSchema>;
+export type FindingJson = Static<typeof FindingSchema>;
+export type ComponentJson = Static<typeof ComponentSchema>;

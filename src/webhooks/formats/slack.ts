@@ -1,0 +1,31 @@
+import type { WebhookFormat } from './types.js';
+import { summarize } from './summary.js';
+
+/** Slack's mrkdwn treats these three as control characters. */
+const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * A Slack incoming-webhook message: `text` (the notification and fallback) and Block Kit `blocks`
+ * (https://api.slack.com/messaging/webhooks).
+ */
+export const slack: WebhookFormat = {
+  name: 'slack',
+  render(payload, context) {
+    const summary = summarize(payload, context);
+    const blocks: unknown[] = [
+      { type: 'header', text: { type: 'plain_text', text: summary.title.slice(0, 150) } },
+    ];
+    if (summary.text) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: escape(summary.text).slice(0, 3000) } });
+    if (summary.severities) {
+      blocks.push({
+        type: 'section',
+        fields: summary.severities.map(({ severity, count }) => ({ type: 'mrkdwn', text: `*${severity}*\n${count}` })),
+      });
+    }
+    if (summary.findings.length) {
+      blocks.push({ type: 'section', text: { type: 'mrkdwn', text: summary.findings.map((line) => `• ${escape(line)}`).join('\n').slice(0, 3000) } });
+    }
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `<${summary.link}|View in Scanyard>` } });
+    return { text: `${summary.title}: ${summary.link}`, blocks };
+  },
+};

@@ -1,0 +1,55 @@
+/**
+ * Every TanStack Query key the UI uses, in one place. Keys nest (an organization's lists sit under
+ * its own key, a repository's results under the repository's), so a mutation invalidates one prefix
+ * and every view that depends on it reloads.
+ */
+import type { Severity } from '../lib/severity';
+
+export interface PageFilters {
+  page: number;
+  q: string;
+}
+
+export interface FindingFilters extends PageFilters {
+  state: 'open' | 'fixed' | 'all';
+  severity: Severity | '';
+  tool: string;
+  /** What one upload changed: the findings it introduced, fixed or reopened (upload ids). */
+  introducedIn?: string;
+  fixedIn?: string;
+  reopenedIn?: string;
+}
+
+export interface AuditFilters {
+  page: number;
+  action: string;
+  actor: string;
+}
+
+export const queryKeys = {
+  me: ['me'] as const,
+  providers: ['auth', 'providers'] as const,
+  apiKeys: ['apikeys'] as const,
+  users: (q: string) => ['users', q] as const,
+  dashboard: ['dashboard'] as const,
+  dashboardOf: (orgIds: string[]) => ['dashboard', orgIds] as const,
+
+  org: (id: string) => ['orgs', id] as const,
+  orgDetail: (id: string) => ['orgs', id, 'detail'] as const,
+  orgRepos: (id: string, filters: PageFilters) => ['orgs', id, 'repos', filters] as const,
+  orgMembers: (id: string) => ['orgs', id, 'members'] as const,
+  orgTeams: (id: string) => ['orgs', id, 'teams'] as const,
+  orgAudit: (id: string, filters: AuditFilters) => ['orgs', id, 'audit', filters] as const,
+  siteAudit: (filters: AuditFilters) => ['audit', filters] as const,
+
+  repo: (id: string) => ['repos', id] as const,
+  repoDetail: (id: string) => ['repos', id, 'detail'] as const,
+  repoStatus: (id: string) => ['repos', id, 'status'] as const,
+  /** Everything an upload changes: uploads, findings, components (not the status that announced it). */
+  repoResults: (id: string) => ['repos', id, 'results'] as const,
+  repoAnalyses: (id: string) => ['repos', id, 'results', 'analyses'] as const,
+  repoUploads: (id: string) => ['repos', id, 'results', 'uploads'] as const,
+  repoFindings: (id: string, filters: FindingFilters) => ['repos', id, 'results', 'findings', filters] as const,
+  repoComponents: (id: string, filters: PageFilters) => ['repos', id, 'results', 'components', filters] as const,
+  upload: (id: string) => ['uploads', id] as const,
+};

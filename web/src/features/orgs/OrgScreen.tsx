@@ -1,0 +1,61 @@
+import { Link, useParams } from 'react-router';
+import { NotFound } from '../../components/NotFound';
+import { PageHeader } from '../../components/PageHeader';
+import { PageSkeleton } from '../../components/Skeleton';
+import { Loaded } from '../../components/States';
+import { Tabs, type Tab } from '../../components/Tabs';
+import { useSearchState } from '../../lib/use-search-state';
+import { useUser } from '../auth/session';
+import { OrgAuditLog } from '../audit/OrgAuditLog';
+import { useMembers, useOrg, useTeams } from './api';
+import { RepoList } from './RepoList';
+import { TeamList } from './TeamList';
+import { MemberList } from './MemberList';
+
+type TabId = 'repos' | 'teams' | 'members' | 'audit';
+
+/** The route: a screen of its own per organization, so nothing typed or opened carries over to another. */
+export function OrgRoute() {
+  const id = useParams().orgId!;
+  return <OrgScreen key={id} id={id} />;
+}
+
+function OrgScreen({ id }: { id: string }) {
+  const user = useUser();
+  const [query] = useSearchState();
+  const org = useOrg(id);
+  const role = user.orgs.find((o) => o.id === id)?.role;
+  const canManage = role === 'owner' || user.is_admin;
+  // The tab counts come from the same queries the tabs show, so they agree and refresh together.
+  const members = useMembers(id);
+  const teams = useTeams(id);
+
+  const tabs: (Tab & { id: TabId })[] = [
+    { id: 'repos', label: 'Repositories', shortLabel: 'Repos', href: `/orgs/${id}`, count: org.data?.repo_count },
+    { id: 'teams', label: 'Teams', href: `/orgs/${id}?tab=teams`, count: teams.data?.total },
+    { id: 'members', label: 'Members', href: `/orgs/${id}?tab=members`, count: members.data?.length },
+    ...(canManage ? [{ id: 'audit' as const, label: 'Audit log', shortLabel: 'Audit', href: `/orgs/${id}?tab=audit` }] : []),
+  ];
+  const tab = tabs.find((t) => t.id === query.get('tab'))?.id ?? 'repos';
+
+  return (
+    <Loaded query={org} skeleton={<PageSkeleton label="Loading the organization…" />} notFound={<NotFound what="organization" />}>
+      {(data) => (
+        <>
+          <PageHeader
+            title={data.name}
+            eyebrow={<><Link to="/">Dashboard</Link> <span aria-hidden="true">/</span> Organization</>}
+            badge={<span className="tag">{role === 'owner' ? 'Owner' : role === 'member' ? 'Member' : 'Administrator'}</span>}
+          >
+            {data.description && <p className="lede">{data.description}</p>}
+          </PageHeader>
+          <Tabs label="Organization sections" current={tab} tabs={tabs} />
+          {tab === 'repos' && <RepoList orgId={id} canManage={canManage} />}
+          {tab === 'teams' && <TeamList orgId={id} canManage={canManage} />}
+          {tab === 'members' && <MemberList orgId={id} canManage={canManage} currentUserId={user.id} />}
+          {tab === 'audit' && <OrgAuditLog orgId={id} />}
+        </>
+      )}
+    </Loaded>
+  );
+}

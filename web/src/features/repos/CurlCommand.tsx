@@ -1,0 +1,45 @@
+import { useState } from 'react';
+import { CopyButton } from '../../components/CopyButton';
+import { Link } from 'react-router';
+
+/** The command a CI job runs to upload a scan result here, ready to copy. */
+export function CurlCommand({ repoId, neverScanned }: { repoId: string; neverScanned: boolean }) {
+  const [file, setFile] = useState('results.sarif');
+  const [category, setCategory] = useState('');
+  const url = new URL(`/api/v1/repos/${encodeURIComponent(repoId)}/upload`, window.location.origin);
+  if (category.trim()) url.searchParams.set('category', category.trim());
+  const command = [
+    'curl --fail-with-body \\',
+    '  -H "Authorization: Bearer $SCANYARD_KEY" \\',
+    `  --data-binary @${file.trim() || 'results.sarif'} \\`,
+    `  "${url.toString()}"`,
+  ].join('\n');
+
+  return (
+    <section className="card section" aria-labelledby="curl-title">
+      <h2 id="curl-title" className="card-title">{neverScanned ? 'Upload the first scan results' : 'Upload from CI'}</h2>
+      <p>
+        Send SARIF, CycloneDX, SPDX or a scanner&apos;s JSON report; the format is detected from the content. Create a key
+        with the <strong>upload</strong> scope in <Link to="/settings">Settings</Link> and store it in your CI as <code>SCANYARD_KEY</code>.
+      </p>
+      <div className="form-grid">
+        <div className="field">
+          <label htmlFor="curl-file">File</label>
+          <input id="curl-file" className="input mono" value={file} onChange={(e) => setFile(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="curl-category">Category <span className="muted">(optional: separates analyses of one tool)</span></label>
+          <input id="curl-category" className="input mono" value={category} onChange={(e) => setCategory(e.target.value)} placeholder="e.g. container-image" />
+        </div>
+      </div>
+      <div className="code-block">
+        <pre><code aria-label="Upload command">{command}</code></pre>
+        <CopyButton text={command} label="Copy command" />
+      </div>
+      <p className="hint">
+        Add <code>commit_sha</code> and <code>ref</code> as query parameters to record where the results came from. Gzip-compressed
+        files are accepted too. Processing takes a few seconds; this page updates by itself.
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,117 @@
+import type { Finding, ScanStatus } from '../../api/types';
+import { DataTable, type Column } from '../../components/DataTable';
+import { Pagination } from '../../components/Pagination';
+import { SearchInput } from '../../components/SearchInput';
+import { SeverityBadge } from '../../components/SeverityBadge';
+import { TableSkeleton } from '../../components/Skeleton';
+import { EmptyState, Loaded } from '../../components/States';
+import { Time } from '../../components/Time';
+import { plural } from '../../lib/format';
+import { isInventoryOnly } from '../../lib/scan-state';
+import { isSeverity, SEVERITIES, SEVERITY_LABEL } from '../../lib/severity';
+import { pageParam, useSearchState } from '../../lib/use-search-state';
+import { useFindings } from './api';
+import { ruleTitle } from './finding-text';
+import { Location } from './Location';
+
+const STATES = [
+  { value: 'open', label: 'Open' },
+  { value: 'fixed', label: 'Fixed' },
+  { value: 'all', label: 'All states' },
+] as const;
+type StateFilter = (typeof STATES)[number]['value'];
+const stateFilter = (value: string | null): StateFilter => STATES.find((s) => s.value === value)?.value ?? 'open';
+
+const COLUMNS: Column<Finding>[] = [
+  { id: 'severity', header: 'Severity', className: 'c-sev', cell: (f) => <SeverityBadge severity={f.severity} /> },
+  { id: 'finding', header: 'Finding', rowHeader: true, className: 'finding-title', cell: (f) => <FindingTitle finding={f} /> },
+  { id: 'location', header: 'Location', className: 'mono location c-loc', cell: (f) => <Location finding={f} /> },
+  { id: 'tool', header: 'Tool', className: 'c-meta c-tool', cell: (f) => f.tool },
+  { id: 'category', header: 'Category', className: 'c-meta', cell: (f) => f.category || <span className="muted">—</span> },
+  {
+    id: 'state', header: 'State', className: 'c-meta c-state',
+    cell: (f) => <span className={`state state-${f.state}`}>{f.state === 'open' && f.reopened_at ? 'reopened' : f.state}</span>,
+  },
+  { id: 'seen', header: 'First seen', className: 'c-meta', cell: (f) => <><span className="c-meta-label">first seen </span><Time iso={f.first_seen_at} /></> },
+];
+
+/** Findings as rows: severity, rule and message, location, tool, category, state and age. */
+export function FindingRows({ rows, caption = 'Findings' }: { rows: Finding[]; caption?: string }) {
+  return <DataTable caption={caption} className="findings" columns={COLUMNS} rows={rows} rowKey={(f) => f.id} />;
+}
+
+function FindingTitle({ finding: f }: { finding: Finding }) {
+  const { title, name } = ruleTitle(f);
+  return (
+    <>
+      <span className="finding-rule" title={title === f.rule_id ? undefined : `Rule ${f.rule_id}`}>
+        {f.help_uri ? <a href={f.help_uri} target="_blank" rel="noreferrer noopener">{title}</a> : title}
+      </span>
+      {name && <span className="finding-rule-name"> {name}</span>}
+      <span className="cell-sub finding-message">{f.message}</span>
+    </>
+  );
+}
+
+function NoFindings({ filtered, status }: { filtered: boolean; status: ScanStatus }) {
+  if (filtered) return <EmptyState title="No findings match these filters" />;
+  if (status.state === 'never_scanned') return <EmptyState title="No scan results yet" />;
+  if (isInventoryOnly(status)) {
+    return (
+      <EmptyState title="Inventory only">
+        <p>This repository has sent SBOMs only: its {plural(status.components, 'component')} are not checked against advisories yet. Upload SARIF or a scanner&apos;s report to look for problems.</p>
+      </EmptyState>
+    );
+  }
+  return (
+    <EmptyState title="No open findings">
+      <p>Every analysis of this repository came back clean in its latest upload.</p>
+    </EmptyState>
+  );
+}
+
+export function FindingsTable({ repoId, status }: { repoId: string; status: ScanStatus }) {
+  const [query, setQuery] = useSearchState();
+  const severity = query.get('severity') ?? '';
+  const state = stateFilter(query.get('state'));
+  const tool = query.get('tool') ?? '';
+  const q = query.get('q') ?? '';
+  const page = pageParam(query);
+  const tools = [...new Set(status.analyses.map((a) => a.tool))].sort();
+  const findings = useFindings(repoId, { page, state, severity: isSeverity(severity) ? severity : '', tool, q });
+
+  const filtered = Boolean(severity || tool || q || state !== 'open');
+  return (
+    <section className="section" aria-label="Findings">
+      <div className="toolbar filters" role="group" aria-label="Filter findings">
+        <SearchInput label="Search findings" placeholder="Search rule, message or file" value={q} onChange={(value) => setQuery({ q: value, page: null })} />
+        <select className="input input-compact" aria-label="Severity" value={severity} onChange={(e) => setQuery({ severity: e.target.value, page: null })}>
+          <option value="">All severities</option>
+          {SEVERITIES.map((s) => <option key={s} value={s}>{SEVERITY_LABEL[s]}</option>)}
+        </select>
+        <select className="input input-compact" aria-label="State" value={state} onChange={(e) => setQuery({ state: e.target.value === 'open' ? null : e.target.value, page: null })}>
+          {STATES.map((s) => <option key={s.value} value={s.value}>{s.label}</option>)}
+        </select>
+        <select className="input input-compact" aria-label="Tool" value={tool} onChange={(e) => setQuery({ tool: e.target.value, page: null })}>
+          <option value="">All tools</option>
+          {tools.map((t) => <option key={t} value={t}>{t}</option>)}
+        </select>
+        {filtered && (
+          <button type="button" className="button button-quiet button-small" onClick={() => setQuery({ q: null, severity: null, state: null, tool: null, page: null })}>
+            Clear filters
+          </button>
+        )}
+      </div>
+      <Loaded query={findings} skeleton={<TableSkeleton label="Loading findings…" />}>
+        {({ rows, info }) => rows.length === 0 ? (
+          <NoFindings filtered={filtered} status={status} />
+        ) : (
+          <>
+            <FindingRows rows={rows} />
+            <Pagination info={info} label="Findings" onPage={(p) => setQuery({ page: p === 1 ? null : p }, { push: true })} />
+          </>
+        )}
+      </Loaded>
+    </section>
+  );
+}

@@ -1,0 +1,75 @@
+import { messageOf } from '../../api/client';
+import type { ScanStatus, Upload } from '../../api/types';
+import { ConfirmButton } from '../../components/ConfirmButton';
+import { SeverityChart } from '../../components/SeverityChart';
+import { Time } from '../../components/Time';
+import { TrendChart } from '../../components/TrendChart';
+import { formatNumber } from '../../lib/format';
+import { countsOf } from '../dashboard/overview';
+import { useAnalyses, useRemoveAnalysis } from './api';
+import { openFindingsTrend } from './trend';
+
+/** Where the repository stands: open findings by severity, their trend, and what was scanned. */
+export function RepoOverview({ repoId, status, uploads, canManage }: { repoId: string; status: ScanStatus; uploads: Upload[]; canManage: boolean }) {
+  const latest = uploads[0];
+  return (
+    <div className="overview-grid">
+      <section className="card" aria-labelledby="open-title">
+        <div className="card-head">
+          <h2 id="open-title" className="card-title">Open findings</h2>
+          <span className="big-number">{formatNumber(status.findings.open)}</span>
+        </div>
+        <SeverityChart counts={countsOf(status)} />
+      </section>
+      <section className="card" aria-labelledby="trend-title">
+        <div className="card-head">
+          <h2 id="trend-title" className="card-title">Trend</h2>
+          <span className="muted">open findings per upload</span>
+        </div>
+        <TrendChart points={openFindingsTrend(uploads)} />
+      </section>
+      <section className="card" aria-labelledby="scan-title">
+        <div className="card-head">
+          <h2 id="scan-title" className="card-title">Scans</h2>
+        </div>
+        <dl className="facts">
+          <div><dt>Last completed</dt><dd><Time iso={status.last_completed_at} fallback="never" /></dd></div>
+          <div><dt>Components</dt><dd>{formatNumber(status.components)}</dd></div>
+          {latest?.status === 'failed' && (
+            <div className="fact-error"><dt>Last upload failed</dt><dd>{latest.error ?? 'No reason was recorded.'}</dd></div>
+          )}
+        </dl>
+        {status.analyses.length > 0 && <Analyses repoId={repoId} status={status} canManage={canManage} />}
+      </section>
+    </div>
+  );
+}
+
+/** Each tool's results; owners may remove a wrong one (an upload into the wrong repository). */
+function Analyses({ repoId, status, canManage }: { repoId: string; status: ScanStatus; canManage: boolean }) {
+  const analyses = useAnalyses(repoId, canManage);
+  const remove = useRemoveAnalysis(repoId);
+  const idOf = (a: ScanStatus['analyses'][number]) =>
+    analyses.data?.find((b) => b.tool === a.tool && b.category === a.category && b.format === a.format)?.id;
+  return (
+    <>
+      <ul className="analyses" aria-label="Analyses">
+        {status.analyses.map((a) => {
+          const id = idOf(a);
+          const name = a.category ? `${a.tool} (${a.category})` : a.tool;
+          return (
+            <li key={`${a.tool}|${a.category}|${a.format}`}>
+              <span className="analysis-name">
+                <span className="analysis-tool">{a.tool}</span>
+                {a.category && <span className="analysis-category">{a.category}</span>}
+              </span>
+              <span className="analysis-count">{formatNumber(a.open_findings)} open</span>
+              {id && <span className="analysis-actions"><ConfirmButton label="Remove" confirmLabel={`Remove ${name}`} onConfirm={() => remove.mutateAsync(id)} /></span>}
+            </li>
+          );
+        })}
+      </ul>
+      {remove.isError && <div className="notice notice-error" role="alert">The analysis was not removed: {messageOf(remove.error)}</div>}
+    </>
+  );
+}

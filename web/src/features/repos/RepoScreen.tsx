@@ -1,0 +1,107 @@
+import { useEffect, useRef } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { queryKeys } from '../../api/query-keys';
+import type { ScanStatus } from '../../api/types';
+import { NotFound } from '../../components/NotFound';
+import { PageHeader } from '../../components/PageHeader';
+import { PageSkeleton } from '../../components/Skeleton';
+import { Loaded } from '../../components/States';
+import { StatusPill } from '../../components/StatusPill';
+import { Tabs } from '../../components/Tabs';
+import { Time } from '../../components/Time';
+import { useSearchState } from '../../lib/use-search-state';
+import { useUser } from '../auth/session';
+import { invalidateResults, resultsChanged, useRepo, useRepoStatus, useUploads } from './api';
+import { RepoOverview } from './RepoOverview';
+import { FindingsTable } from './FindingsTable';
+import { ComponentsTable } from './ComponentsTable';
+import { UploadHistory } from './UploadHistory';
+import { CurlCommand } from './CurlCommand';
+
+const TABS = ['findings', 'components', 'uploads', 'upload'] as const;
+type TabId = (typeof TABS)[number];
+
+/** The route: a screen of its own per repository, so nothing typed or seen carries over to another. */
+export function RepoRoute() {
+  const id = useParams().repoId!;
+  return <RepoScreen key={id} id={id} />;
+}
+
+function RepoScreen({ id }: { id: string }) {
+  const user = useUser();
+  const [query] = useSearchState();
+  const repo = useRepo(id);
+  const status = useRepoStatus(id, !repo.isError);
+  const uploads = useUploads(id);
+  useResultsFollowStatus(id, status.data);
+
+  const requested = query.get('tab');
+  const neverScanned = status.data?.state === 'never_scanned';
+  const tab: TabId = (TABS as readonly string[]).includes(requested ?? '') ? requested as TabId : neverScanned ? 'upload' : 'findings';
+  const scan = {
+    data: status.data && uploads.data ? { status: status.data, ...uploads.data } : undefined,
+    error: status.error ?? uploads.error,
+    refetch: () => Promise.all([status.refetch(), uploads.refetch()]),
+  };
+
+  return (
+    <Loaded query={repo} skeleton={<PageSkeleton label="Loading the repository…" cards={3} />} notFound={<NotFound what="repository" />}>
+      {(r) => {
+        const org = user.orgs.find((o) => o.id === r.org_id);
+        return (
+          <>
+            <PageHeader
+              title={r.name}
+              eyebrow={<><Link to="/">Dashboard</Link> <span aria-hidden="true">/</span> <Link to={`/orgs/${r.org_id}`}>{org?.name ?? 'Organization'}</Link></>}
+              badge={status.data && <StatusPill state={status.data.state} />}
+            >
+              <p className="meta-line">
+                {r.url && <a href={r.url} rel="noreferrer noopener" target="_blank">{r.url.replace(/^https?:\/\//, '')}</a>}
+                {r.default_branch && <span>Default branch <code>{r.default_branch}</code></span>}
+                {status.data && <span>Last upload <Time iso={status.data.last_upload_at} fallback="never" /></span>}
+              </p>
+            </PageHeader>
+            <Loaded query={scan} skeleton={<PageSkeleton label="Loading scan results…" cards={3} />}>
+              {({ status: current, uploads: list, total }) => (
+                <>
+                  <RepoOverview repoId={id} status={current} uploads={list} canManage={user.is_admin || org?.role === 'owner'} />
+                  <Tabs
+                    label="Repository sections"
+                    current={tab}
+                    tabs={[
+                      { id: 'findings', label: 'Findings', count: current.findings.open, href: `/repos/${id}` },
+                      { id: 'components', label: 'Components', count: current.components, href: `/repos/${id}?tab=components` },
+                      { id: 'uploads', label: 'Uploads', count: total, href: `/repos/${id}?tab=uploads` },
+                      { id: 'upload', label: 'Upload from CI', shortLabel: 'CI setup', href: `/repos/${id}?tab=upload` },
+                    ]}
+                  />
+                  {tab === 'findings' && <FindingsTable repoId={id} status={current} />}
+                  {tab === 'components' && <ComponentsTable repoId={id} />}
+                  {tab === 'uploads' && <UploadHistory uploads={list} total={total} />}
+                  {tab === 'upload' && <CurlCommand repoId={id} neverScanned={current.state === 'never_scanned'} />}
+                </>
+              )}
+            </Loaded>
+          </>
+        );
+      }}
+    </Loaded>
+  );
+}
+
+/**
+ * The status is polled (api.ts); when it shows a new upload or a finished one, the results it
+ * changed are read again, wherever they are shown, and so is the dashboard's picture.
+ */
+function useResultsFollowStatus(repoId: string, status: ScanStatus | undefined) {
+  const client = useQueryClient();
+  const previous = useRef(status);
+  useEffect(() => {
+    const before = previous.current;
+    previous.current = status;
+    if (!before || !status || !resultsChanged(before, status)) return;
+    void invalidateResults(client, repoId);
+    void client.invalidateQueries({ queryKey: queryKeys.dashboard });
+  }, [client, repoId, status]);
+}

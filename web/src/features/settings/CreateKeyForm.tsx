@@ -1,0 +1,106 @@
+import { useState, type FormEvent } from 'react';
+import { messageOf } from '../../api/client';
+import type { CreatedApiKey, CurrentUser, KeyScope } from '../../api/types';
+import { useCreateKey } from './api';
+
+const SCOPES: { value: KeyScope; label: string; help: string }[] = [
+  { value: 'upload', label: 'Upload', help: 'Read, and upload scan results. What a CI pipeline needs.' },
+  { value: 'read', label: 'Read', help: 'Read organizations, repositories and results; change nothing.' },
+  { value: 'write', label: 'Write', help: 'Everything you may do yourself, except managing keys.' },
+];
+const EXPIRY = [
+  { value: '30', label: '30 days' },
+  { value: '90', label: '90 days' },
+  { value: '365', label: '1 year' },
+  { value: 'never', label: 'Never' },
+];
+
+export function CreateKeyForm({ orgs, onCreated, onCancel }: {
+  orgs: CurrentUser['orgs'];
+  onCreated: (key: CreatedApiKey) => void;
+  onCancel: () => void;
+}) {
+  const [name, setName] = useState('');
+  const [scope, setScope] = useState<KeyScope>('upload');
+  const [expiry, setExpiry] = useState('90');
+  const [allOrgs, setAllOrgs] = useState(true);
+  const [orgIds, setOrgIds] = useState<Set<string>>(new Set());
+  const [problem, setProblem] = useState<string>();
+  const create = useCreateKey();
+
+  const toggleOrg = (id: string) => {
+    const next = new Set(orgIds);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    setOrgIds(next);
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!allOrgs && orgIds.size === 0) {
+      setProblem('Choose at least one organization, or let the key use all of yours.');
+      return;
+    }
+    setProblem(undefined);
+    const expiresAt = expiry === 'never' ? null : new Date(Date.now() + Number(expiry) * 24 * 3600 * 1000).toISOString();
+    create.mutate(
+      { name: name.trim(), scopes: [scope], expires_at: expiresAt, org_ids: allOrgs ? null : [...orgIds] },
+      { onSuccess: onCreated },
+    );
+  };
+  const error = problem ?? (create.isError ? messageOf(create.error) : undefined);
+
+  return (
+    <form className="card form" onSubmit={submit} aria-labelledby="create-key-title">
+      <h3 id="create-key-title" className="card-title">New API key</h3>
+      <div className="form-grid">
+        <div className="field">
+          <label htmlFor="key-name">Name</label>
+          <input id="key-name" className="input" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. GitHub Actions: payments-api" autoComplete="off" />
+        </div>
+        <div className="field">
+          <label htmlFor="key-expiry">Expires</label>
+          <select id="key-expiry" className="input" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
+            {EXPIRY.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+          </select>
+        </div>
+      </div>
+      <fieldset className="fieldset">
+        <legend>Scope</legend>
+        <div className="radio-cards">
+          {SCOPES.map((s) => (
+            <label key={s.value} className="radio-card">
+              <input type="radio" name="scope" value={s.value} checked={scope === s.value} onChange={() => setScope(s.value)} />
+              <span>
+                <span className="radio-card-title">{s.label}</span>
+                <span className="radio-card-help">{s.help}</span>
+              </span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <fieldset className="fieldset">
+        <legend>Organizations</legend>
+        <label className="check">
+          <input type="checkbox" checked={allOrgs} onChange={(e) => setAllOrgs(e.target.checked)} />
+          All my organizations, including ones I join later
+        </label>
+        {!allOrgs && (
+          <div className="check-grid">
+            {orgs.length === 0 && <p className="muted">You are not in any organization yet.</p>}
+            {orgs.map((o) => (
+              <label key={o.id} className="check">
+                <input type="checkbox" checked={orgIds.has(o.id)} onChange={() => toggleOrg(o.id)} />
+                {o.name}
+              </label>
+            ))}
+          </div>
+        )}
+      </fieldset>
+      {error && <div className="notice notice-error" role="alert">{error}</div>}
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" disabled={create.isPending || !name.trim()}>{create.isPending ? 'Creating…' : 'Create key'}</button>
+        <button type="button" className="button" onClick={onCancel}>Cancel</button>
+      </div>
+    </form>
+  );
+}
