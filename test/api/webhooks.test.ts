@@ -141,6 +141,11 @@ describe.each(DB_KINDS)('webhooks on %s', (kind) => {
       expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
       expect(res.json<{ errors: { path: string }[] }>().errors.map((e) => e.path), JSON.stringify(body)).toContain(path);
     }
+    const named = (await post({ repository_ids: [repoId, foreignRepoId, 'no-such-repo'] })).json<{ errors: unknown[] }>();
+    expect(named.errors).toEqual([
+      { path: '/repository_ids/1', message: `"${foreignRepoId}" is not a repository of this organization` },
+      { path: '/repository_ids/2', message: '"no-such-repo" is not a repository of this organization' },
+    ]);
     const hook = await createHook({ url: 'https://hooks.example.com/x', events: ['upload.completed'] });
     const put = await call(owner.cookie, 'PUT', `/api/v1/orgs/${orgId}/webhooks/${hook.id}`, { url: 'gopher://example.com' });
     expect(put.statusCode).toBe(400);
