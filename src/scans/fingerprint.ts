@@ -17,6 +17,45 @@ export function fingerprintAll(findings: readonly NormalisedFinding[]): string[]
   });
 }
 
+/** The findings of one analysis by fingerprint, a result the tool repeated counted rather than kept twice. */
+export interface DistinctFindings {
+  findings: Map<string, NormalisedFinding>;
+  /** Fingerprints reported more than once, with how many times; absent means once. */
+  repeats: Map<string, number>;
+}
+
+/**
+ * fingerprintAll, except that a result the tool repeats (same identity, lines, message and severity:
+ * nothing a reader could tell apart) is one finding with a count, not a second finding under the
+ * next ordinal. Ordinals then number only distinct occurrences, so a tool that stops repeating
+ * itself moves no other finding's identity. Only findings whose identity was already seen are
+ * compared, so a log without repeats costs what fingerprintAll does.
+ */
+export function fingerprintDistinct(findings: readonly NormalisedFinding[]): DistinctFindings {
+  const seen = new Map<string, { finding: NormalisedFinding; fingerprint: string }[]>();
+  const out: DistinctFindings = { findings: new Map(), repeats: new Map() };
+  for (const finding of findings) {
+    const base = identity(finding);
+    const group = seen.get(base);
+    const repeated = group?.find((earlier) => sameOccurrence(earlier.finding, finding));
+    if (repeated) {
+      out.repeats.set(repeated.fingerprint, (out.repeats.get(repeated.fingerprint) ?? 1) + 1);
+      continue;
+    }
+    const occurrence = group?.length ?? 0;
+    const fingerprint = hash('sha256', occurrence === 0 ? base : `${base}\u0000#${occurrence}`).slice(0, 40);
+    if (group) group.push({ finding, fingerprint });
+    else seen.set(base, [{ finding, fingerprint }]);
+    out.findings.set(fingerprint, finding);
+  }
+  return out;
+}
+
+function sameOccurrence(a: NormalisedFinding, b: NormalisedFinding): boolean {
+  return a.startLine === b.startLine && a.endLine === b.endLine && a.message === b.message && a.severity === b.severity
+    && a.packageVersion === b.packageVersion && a.commitSha === b.commitSha && a.kind === b.kind;
+}
+
 function identity(finding: NormalisedFinding): string {
   const detail = finding.fingerprint ?? normaliseMessage(finding.message);
   return [finding.ruleId, finding.filePath ?? '', detail].join('\u0000');
