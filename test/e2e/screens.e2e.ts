@@ -105,7 +105,7 @@ beforeAll(async () => {
   await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
 
   const post = async <T>(url: string, data: object): Promise<T> => {
-    const res = await page.request.post(url, { data });
+    const res = await page.request.post(url, { data, headers: { origin: server.url } });
     expect(res.status(), await res.text()).toBe(201);
     return await res.json() as T;
   };
