@@ -32,20 +32,33 @@ export interface DistinctFindings {
  * compared, so a log without repeats costs what fingerprintAll does.
  */
 export function fingerprintDistinct(findings: readonly NormalisedFinding[]): DistinctFindings {
-  const seen = new Map<string, { finding: NormalisedFinding; fingerprint: string }[]>();
+  // Per identity, the index of its first occurrence, or of each distinct one once it has several:
+  // plain numbers, as this runs once per result.
+  const seen = new Map<string, number | number[]>();
+  const fingerprints: string[] = [];
   const out: DistinctFindings = { findings: new Map(), repeats: new Map() };
-  for (const finding of findings) {
+  for (let index = 0; index < findings.length; index++) {
+    const finding = findings[index]!;
     const base = identity(finding);
-    const group = seen.get(base);
-    const repeated = group?.find((earlier) => sameOccurrence(earlier.finding, finding));
-    if (repeated) {
-      out.repeats.set(repeated.fingerprint, (out.repeats.get(repeated.fingerprint) ?? 1) + 1);
-      continue;
+    const earlier = seen.get(base);
+    let fingerprint: string;
+    if (earlier === undefined) {
+      seen.set(base, index);
+      fingerprint = hash('sha256', base).slice(0, 40);
+    } else {
+      const group = typeof earlier === 'number' ? [earlier] : earlier;
+      const repeated = group.find((i) => sameOccurrence(findings[i]!, finding));
+      if (repeated !== undefined) {
+        const first = fingerprints[repeated]!;
+        out.repeats.set(first, (out.repeats.get(first) ?? 1) + 1);
+        fingerprints.push(first);
+        continue;
+      }
+      fingerprint = hash('sha256', `${base}\u0000#${group.length}`).slice(0, 40);
+      group.push(index);
+      seen.set(base, group);
     }
-    const occurrence = group?.length ?? 0;
-    const fingerprint = hash('sha256', occurrence === 0 ? base : `${base}\u0000#${occurrence}`).slice(0, 40);
-    if (group) group.push({ finding, fingerprint });
-    else seen.set(base, [{ finding, fingerprint }]);
+    fingerprints.push(fingerprint);
     out.findings.set(fingerprint, finding);
   }
   return out;
