@@ -105,7 +105,7 @@ beforeAll(async () => {
   await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
 
   const post = async <T>(url: string, data: object): Promise<T> => {
-    const res = await page.request.post(url, { data });
+    const res = await page.request.post(url, { data, headers: { origin: server.url } });
     expect(res.status(), await res.text()).toBe(201);
     return await res.json() as T;
   };
@@ -306,7 +306,7 @@ describe('the screens', () => {
 
     await p.goto(`/repos/${web}?tab=upload`);
     const command = p.getByLabel('Upload command');
-    const pre = p.locator('.code-block pre');
+    const pre = command.locator('..');
     expect(await pre.evaluate((el) => el.scrollWidth - el.clientWidth), 'the command scrolls sideways').toBeLessThanOrEqual(0);
     const copy = await p.getByRole('button', { name: 'Copy command' }).boundingBox();
     const code = await pre.boundingBox();

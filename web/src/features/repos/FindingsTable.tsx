@@ -96,7 +96,7 @@ export function FindingsTable({ repoId, status }: { repoId: string; status: Scan
           {SEVERITIES.map((s) => <option key={s} value={s}>{SEVERITY_LABEL[s]}</option>)}
         </select>
         {pullRequest && (
-          <select className="input input-compact" aria-label="Against the base branch" value={vsBase ?? ''} onChange={(e) => setQuery({ vs_base: e.target.value, state: null, page: null })}>
+          <select className="input input-compact" aria-label="Compared with the base" value={vsBase ?? ''} onChange={(e) => setQuery({ vs_base: e.target.value, state: null, page: null })}>
             <option value="">Everything open here</option>
             {VS_BASE.map((v) => <option key={v.value} value={v.value}>{v.label}</option>)}
           </select>
