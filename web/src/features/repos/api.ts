@@ -123,7 +123,8 @@ export function useRefs(repoId: string) {
 export function useAnalyses(repoId: string, enabled: boolean) {
   return useQuery({
     queryKey: queryKeys.repoAnalyses(repoId),
-    queryFn: async ({ signal }) => (await call(api.GET('/api/v1/repos/{id}/analyses', { params: { path: { id: repoId } }, signal }))).data,
+    // Every ref's analyses in one list (no ?ref= filter): the largest page, matched to the ref shown by the caller.
+    queryFn: async ({ signal }) => (await call(api.GET('/api/v1/repos/{id}/analyses', { params: { path: { id: repoId }, query: { per_page: 100 } }, signal }))).data,
     enabled,
   });
 }
