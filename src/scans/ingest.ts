@@ -11,15 +11,8 @@ import { zeroCounts } from './severity.js';
 import { SEVERITY_RANK } from './parsers/severity.js';
 import { judgeUpload } from '../gates/judge.js';
 import { enqueueUploadCompleted } from '../webhooks/outbox.js';
+import type { ImportCounts } from './severity.js';
 
-export interface ImportCounts {
-  new: number;
-  fixed: number;
-  reopened: number;
-  unchanged: number;
-  findings: number;
-  components: number;
-}
 
 /** A pull request's upload against its base branch's current results. */
 export interface VsBase {

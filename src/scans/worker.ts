@@ -3,9 +3,11 @@ import type { Db } from '../db/index.js';
 import { detectFormat, DetectError } from './detect.js';
 import { parseScan } from './parsers/index.js';
 import { ParseError, type ScanFormat } from './parsers/types.js';
-import { applyScan, type ImportCounts } from './ingest.js';
+import { applyScan } from './ingest.js';
+import type { ImportCounts } from './severity.js';
 import { stripNul } from './strip-nul.js';
 import type { ClaimedUpload, UploadStore } from './upload-store.js';
+import { startLoops, type Loops } from '../jobs/loops.js';
 
 export interface WorkerOptions {
   /** How long a claim holds before another worker may take the upload (renewed while working). */
@@ -24,12 +26,8 @@ export interface UploadEvents {
   settled?(uploadId: string): void;
 }
 
-export interface WorkerPool {
-  /** Wakes idle workers now: a new upload has arrived on this instance. */
-  wake(): void;
-  /** Stops claiming; resolves once the uploads being processed are finished. */
-  stop(): Promise<void>;
-}
+/** Wakes idle workers when an upload arrives on this instance; stops after the uploads in hand. */
+export type WorkerPool = Loops;
 
 export interface WorkerDeps {
   db: Db;
@@ -39,51 +37,17 @@ export interface WorkerDeps {
 }
 
 export function startWorkers(deps: WorkerDeps, count: number, options: WorkerOptions): WorkerPool {
-  let stopping = false;
-  const sleepers = new Set<() => void>();
-  const wake = () => {
-    for (const resolve of sleepers) resolve();
-    sleepers.clear();
-  };
-  const idle = () => new Promise<void>((resolve) => {
-    const timer = setTimeout(() => {
-      sleepers.delete(done);
-      resolve();
-    }, options.pollMs);
-    const done = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    sleepers.add(done);
-  });
-
-  const loop = async () => {
-    while (!stopping) {
-      let claimed: ClaimedUpload | undefined;
-      try {
-        claimed = await deps.uploads.claim(options.leaseMs);
-      } catch (error) {
-        deps.log.warn({ err: error }, 'could not claim an upload; retrying');
-      }
-      if (claimed) {
-        await processClaimed(deps, claimed, options);
-        // better-sqlite3 answers synchronously, so without this a backlog would be drained without
-        // ever letting HTTP requests, timers or signals in.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      } else {
-        await idle();
-      }
+  return startLoops(count, options.pollMs, async () => {
+    let claimed: ClaimedUpload | undefined;
+    try {
+      claimed = await deps.uploads.claim(options.leaseMs);
+    } catch (error) {
+      deps.log.warn({ err: error }, 'could not claim an upload; retrying');
     }
-  };
-  const loops = Array.from({ length: count }, loop);
-  return {
-    wake,
-    async stop() {
-      stopping = true;
-      wake();
-      await Promise.all(loops);
-    },
-  };
+    if (!claimed) return false;
+    await processClaimed(deps, claimed, options);
+    return true;
+  });
 }
 
 export async function processClaimed(deps: WorkerDeps, { upload, content }: ClaimedUpload, options: WorkerOptions): Promise<void> {

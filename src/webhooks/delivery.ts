@@ -4,6 +4,7 @@ import type { EventPayload } from './events.js';
 import { formatNamed } from './formats/index.js';
 import { send, type SendResult } from './send.js';
 import type { ClaimedDelivery, WebhookStore } from './store.js';
+import { startLoops, type Loops } from '../jobs/loops.js';
 
 /** After this many attempts a delivery is marked failed. */
 export const MAX_ATTEMPTS = 12;
@@ -36,11 +37,8 @@ export interface DeliveryOptions {
   retryDelay: (attempt: number) => number;
 }
 
-export interface DeliveryPool {
-  wake(): void;
-  /** Stops claiming; resolves once the deliveries being sent are finished. */
-  stop(): Promise<void>;
-}
+/** Wakes idle delivery workers when an event is written here; stops after the deliveries in hand. */
+export type DeliveryPool = Loops;
 
 /** The hex HMAC-SHA256 of the raw body with the hook's secret, as in X-Scanyard-Signature-256. */
 export function signature(secret: string, body: string): string {
@@ -104,53 +102,22 @@ export function deliveryRunner(store: WebhookStore, options: DeliveryOptions, lo
     },
 
     start(count: number): DeliveryPool {
-      let stopping = false;
-      const sleepers = new Set<() => void>();
-      const wake = () => {
-        for (const resolve of sleepers) resolve();
-        sleepers.clear();
-      };
-      const idle = () => new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          sleepers.delete(done);
-          resolve();
-        }, options.pollMs);
-        const done = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-        sleepers.add(done);
-      });
-      const loop = async () => {
-        while (!stopping) {
-          let claimed: ClaimedDelivery | undefined;
-          try {
-            claimed = await claim();
-          } catch (error) {
-            log.warn({ err: error }, 'could not claim a webhook delivery; retrying');
-          }
-          if (!claimed) {
-            await idle();
-            continue;
-          }
-          try {
-            await deliver(claimed);
-          } catch (error) {
-            // A database outage while recording: the claim expires and the delivery is sent again.
-            log.error({ err: error, delivery_id: claimed.delivery.id }, 'recording a webhook delivery failed; it will be retried');
-          }
-          await new Promise<void>((resolve) => setImmediate(resolve));
+      return startLoops(count, options.pollMs, async () => {
+        let claimed: ClaimedDelivery | undefined;
+        try {
+          claimed = await claim();
+        } catch (error) {
+          log.warn({ err: error }, 'could not claim a webhook delivery; retrying');
         }
-      };
-      const loops = Array.from({ length: count }, loop);
-      return {
-        wake,
-        async stop() {
-          stopping = true;
-          wake();
-          await Promise.all(loops);
-        },
-      };
+        if (!claimed) return false;
+        try {
+          await deliver(claimed);
+        } catch (error) {
+          // A database outage while recording: the claim expires and the delivery is sent again.
+          log.error({ err: error, delivery_id: claimed.delivery.id }, 'recording a webhook delivery failed; it will be retried');
+        }
+        return true;
+      });
     },
   };
 }

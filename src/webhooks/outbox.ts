@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database, UploadRow, WebhookDeliveryRow, WebhookRow } from '../db/schema.js';
 import type { Severity } from '../scans/parsers/types.js';
 import { SEVERITY_RANK } from '../scans/parsers/severity.js';
-import { zeroCounts, type SeverityCounts } from '../scans/severity.js';
+import { zeroCounts, type ImportCounts, type SeverityCounts } from '../scans/severity.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
 import type { DeliveredEventName, EventPayload, FindingSummary, WebhookEventName } from './events.js';
@@ -67,18 +67,9 @@ export async function enqueuePing(trx: Executor, hook: WebhookRow): Promise<Webh
   return trx.insertInto('webhook_deliveries').values(deliveryRow(hook.id, payload)).returningAll().executeTakeFirstOrThrow();
 }
 
-/** What an upload changed, as ingest counts it. */
-interface UploadCounts {
-  new: number;
-  fixed: number;
-  reopened: number;
-  unchanged: number;
-  findings: number;
-  components: number;
-}
 
 /** upload.completed, and findings.new for its new and reopened findings; inside the ingest transaction. */
-export async function enqueueUploadCompleted(trx: Executor, upload: UploadRow, counts: UploadCounts): Promise<void> {
+export async function enqueueUploadCompleted(trx: Executor, upload: UploadRow, counts: ImportCounts): Promise<void> {
   const repo = await trx.selectFrom('repos')
     .leftJoin('repo_status', 'repo_status.repository_id', 'repos.id')
     .select(['repos.org_id', 'open_critical', 'open_high', 'open_medium', 'open_low', 'open_info'])
