@@ -67,7 +67,6 @@ export async function enqueuePing(trx: Executor, hook: WebhookRow): Promise<Webh
   return trx.insertInto('webhook_deliveries').values(deliveryRow(hook.id, payload)).returningAll().executeTakeFirstOrThrow();
 }
 
-
 /** upload.completed, and findings.new for its new and reopened findings; inside the ingest transaction. */
 export async function enqueueUploadCompleted(trx: Executor, upload: UploadRow, counts: ImportCounts): Promise<void> {
   const repo = await trx.selectFrom('repos')

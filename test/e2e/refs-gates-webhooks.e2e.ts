@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, newContext, screenshot, watchForPageErrors } from './support/browser.js';
 import { startServer, type RunningServer } from './support/server.js';
+import { creator, demoSarif, devLogin, expectNoSidewaysScroll } from './support/session.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 
 const HOOK_SECRET = 'e2e-hook-secret-0123456789abcdef';
@@ -24,16 +25,6 @@ let orgId = '';
 let repoId = '';
 let prUploadId = '';
 
-/** A SARIF document from a made-up tool with one result per rule, all in one file. */
-function demoSarif(rules: string[]): string {
-  const results = rules.map((rule) => ({
-    ruleId: rule,
-    message: { text: `Problem ${rule}` },
-    locations: [{ physicalLocation: { artifactLocation: { uri: 'src/demo.js' }, region: { startLine: 3 } } }],
-  }));
-  return JSON.stringify({ version: '2.1.0', runs: [{ tool: { driver: { name: 'Demo' } }, results }] });
-}
-
 /** Uploads as CI does and waits until the upload is processed (the API's own wait). */
 async function upload(rules: string[], query: string): Promise<string> {
   const headers = { authorization: `Bearer ${apiKey}` };
@@ -45,11 +36,6 @@ async function upload(rules: string[], query: string): Promise<string> {
   return id;
 }
 
-/** The elements that reach past the right edge of a 390 px screen, to name the culprit of an overflow. */
-const WIDER_THAN_PHONE = `[...document.querySelectorAll('body *')]
-  .filter((el) => el.getBoundingClientRect().right > 390.5)
-  .map((el) => el.tagName.toLowerCase() + '.' + el.className).slice(0, 5)`;
-
 beforeAll(async () => {
   server = await startServer({ env: { SERVICE_WEBHOOK_ALLOW_PRIVATE: 'true' } });
   receiver = await startReceiver(HOOK_SECRET);
@@ -57,15 +43,8 @@ beforeAll(async () => {
   context = await newContext(browser, server.url);
   page = await context.newPage();
   pageErrors = watchForPageErrors(page);
-  await page.goto('/login');
-  await page.getByRole('button', { name: 'Dev Login' }).click();
-  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-
-  const post = async <T>(url: string, data: object): Promise<T> => {
-    const res = await page.request.post(url, { data, headers: { origin: server.url } });
-    expect(res.status(), await res.text()).toBe(201);
-    return await res.json() as T;
-  };
+  await devLogin(page);
+  const post = creator(page, server);
   orgId = (await post<{ id: string }>('/api/v1/orgs', { name: 'Acme' })).id;
   repoId = (await post<{ id: string }>(`/api/v1/orgs/${orgId}/repos`, { name: 'payments-api' })).id;
   apiKey = (await post<{ key: string }>('/api/v1/apikeys', { name: 'ci', scopes: ['upload'], expires_at: null, org_ids: null })).key;
@@ -248,8 +227,7 @@ describe('branches, gates and webhooks on screen', () => {
       for (const [url, ready] of views) {
         await p.goto(url);
         await p.locator(ready).first().waitFor();
-        const wider = await p.evaluate<string[]>(WIDER_THAN_PHONE);
-        expect(await p.evaluate('document.documentElement.scrollWidth'), `${url}: ${wider.join(', ')}`).toBeLessThanOrEqual(390);
+        await expectNoSidewaysScroll(p, url);
       }
       await p.goto(`/repos/${repoId}?tab=upload`);
       const job = p.getByLabel('GitHub Actions job');

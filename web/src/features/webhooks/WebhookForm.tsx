@@ -2,6 +2,7 @@ import { useId, useState, type FormEvent } from 'react';
 import type { Webhook, WebhookSettings } from '../../api/types';
 import { ProblemNotice } from '../../components/ProblemNotice';
 import { SEVERITIES, SEVERITY_LABEL } from '../../lib/severity';
+import { toggled } from '../../lib/sets';
 
 type EventName = Webhook['events'][number];
 
@@ -44,12 +45,7 @@ export function WebhookForm({ hook, saving, error, onSave, onCancel }: {
   const [format, setFormat] = useState<Webhook['format']>(hook?.format ?? 'json');
   const [active, setActive] = useState(hook?.active ?? true);
 
-  const toggle = (event: EventName) => {
-    const next = new Set(events);
-    if (next.has(event)) next.delete(event);
-    else next.add(event);
-    setEvents(next);
-  };
+  const toggle = (event: EventName) => setEvents(toggled(events, event));
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const settings = { url: url.trim(), events: EVENTS.filter((ev) => events.has(ev)), min_severity: minSeverity, format, active };
