@@ -112,6 +112,15 @@ describe('branches, gates and webhooks on screen', () => {
     const notice = page.getByRole('region', { name: 'Against the base branch' });
     expect(await notice.getByRole('link').allTextContents()).toEqual(['+1 new', '−1 fixed']);
     await screenshot(page, 'refs-pull-request-upload');
+    await page.getByRole('link', { name: 'Uploads', exact: true }).click();
+    await page.waitForURL(/tab=uploads&ref=pr%2F7/);
+
+    // A ref with nothing uploaded says so, with the way back to the default branch.
+    await page.goto(`/repos/${repoId}?ref=no-such-branch`);
+    await page.getByText('No results for this branch or pull request').waitFor();
+    expect(await page.getByText('Something went wrong').count()).toBe(0);
+    await page.getByRole('link', { name: 'Show the default branch' }).click();
+    await findings.getByRole('rowheader', { name: /R2/ }).waitFor();
   });
 
   it('an owner edits the policy: a bad one is refused with the server\'s message, a good one judges the next upload', async () => {

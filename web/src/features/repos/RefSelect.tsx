@@ -18,15 +18,17 @@ export function RefSelect({ repoId, value, onChange }: { repoId: string; value: 
   const refs = useRefs(repoId);
   const list = refs.data ?? [];
   const main = list.find((r) => r.default);
+  // The default branch named in the URL (?ref=main) is the default option.
+  const selected = main && value === main.ref ? '' : value;
   // A ref typed into the URL that has no results yet is still shown as chosen.
-  const unknown = value !== '' && !list.some((r) => r.ref === value);
+  const unknown = selected !== '' && !list.some((r) => r.ref === selected);
   if (list.length <= 1 && !unknown) return null;
   return (
     <label className="ref-select">
       <span className="ref-select-label">Showing</span>
-      <select className="input input-compact" aria-label="Branch or pull request" value={value} onChange={(e) => onChange(e.target.value)}>
+      <select className="input input-compact" aria-label="Branch or pull request" value={selected} onChange={(e) => onChange(e.target.value)}>
         <option value="">{main ? `${optionText(main)} (default)` : 'Default branch'}</option>
-        {unknown && <option value={value}>{value}</option>}
+        {unknown && <option value={selected}>{selected}</option>}
         {GROUPS.map((g) => {
           const members = list.filter((r) => r.kind === g.kind && !r.default);
           return members.length > 0 && (

@@ -6,7 +6,7 @@ import type { ScanStatus } from '../../api/types';
 import { NotFound } from '../../components/NotFound';
 import { PageHeader } from '../../components/PageHeader';
 import { PageSkeleton } from '../../components/Skeleton';
-import { Loaded } from '../../components/States';
+import { EmptyState, Loaded } from '../../components/States';
 import { StatusPill } from '../../components/StatusPill';
 import { Tabs } from '../../components/Tabs';
 import { Time } from '../../components/Time';
@@ -78,7 +78,7 @@ function RepoScreen({ id }: { id: string }) {
             <div className="toolbar ref-bar">
               <RefSelect repoId={id} value={gitRef} onChange={(ref) => setQuery({ ref, page: null, vs_base: null })} />
             </div>
-            <Loaded query={scan} skeleton={<PageSkeleton label="Loading scan results…" cards={3} />}>
+            <Loaded query={scan} skeleton={<PageSkeleton label="Loading scan results…" cards={3} />} notFound={<NoSuchRef repoId={id} gitRef={gitRef} />}>
               {({ status: current, uploads: list, total }) => (
                 <>
                   {current.ref_kind === 'pull_request' && <PullRequestVsBase repoId={id} status={current} />}
@@ -106,6 +106,15 @@ function RepoScreen({ id }: { id: string }) {
         );
       }}
     </Loaded>
+  );
+}
+
+/** A ?ref= with no results: never uploaded, or removed after a time without uploads. */
+function NoSuchRef({ repoId, gitRef }: { repoId: string; gitRef: string }) {
+  return (
+    <EmptyState title="No results for this branch or pull request">
+      <p>Nothing was uploaded for <code>{gitRef}</code>, or its results were removed after a time without uploads. <Link to={`/repos/${repoId}`}>Show the default branch</Link>.</p>
+    </EmptyState>
   );
 }
 

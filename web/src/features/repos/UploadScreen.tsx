@@ -35,7 +35,9 @@ function UploadScreen({ repoId, uploadId }: { repoId: string; uploadId: string }
   const upload = useUpload(uploadId);
   const [query, setQuery] = useSearchState();
   const list = LISTS.find((l) => l.id === query.get('list')) ?? LISTS[0];
-  const back = { to: `/repos/${repoId}?tab=uploads`, label: 'Back to the uploads' };
+  // Back to the uploads of this upload's ref, once it is known.
+  const ref = upload.data?.ref;
+  const back = { to: `/repos/${repoId}?tab=uploads${ref ? `&ref=${encodeURIComponent(ref)}` : ''}`, label: 'Back to the uploads' };
 
   return (
     <Loaded query={upload} skeleton={<PageSkeleton label="Loading the upload…" />} notFound={<NotFound what="upload" back={back} />}>
