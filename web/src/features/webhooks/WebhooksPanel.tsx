@@ -11,7 +11,7 @@ import { useCreateWebhook, useDeleteWebhook, usePing, useUpdateWebhook, useWebho
 import { Deliveries } from './Deliveries';
 import { WebhookForm } from './WebhookForm';
 
-/** A hook just created, with the secret it was given: the only time it is on screen. */
+/** A hook just created, with the secret it was given: the only time it is on screen (dismissed, it is dropped, the mutation's copy too). */
 interface Created {
   hook: Webhook;
   secret: string;
@@ -34,7 +34,7 @@ export function WebhooksPanel({ orgId }: { orgId: string }) {
         {!creating && <button type="button" className="button button-primary" onClick={() => { setCreating(true); setCreated(undefined); }}>Add webhook</button>}
       </div>
       {created && (
-        <SecretOnce title="Copy the webhook's secret now" value={created.secret} copyLabel="Copy secret" testId="new-webhook-secret" onDone={() => setCreated(undefined)}>
+        <SecretOnce title="Copy the webhook's secret now" value={created.secret} copyLabel="Copy secret" testId="new-webhook-secret" onDone={() => { setCreated(undefined); create.reset(); }}>
           <p>Your receiver checks each delivery&apos;s signature with it. Scanyard never shows it again; to change it, edit the hook and set a new one.</p>
         </SecretOnce>
       )}
