@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Database, UploadRow, WebhookRow } from '../db/schema.js';
+import type { Database, UploadRow, WebhookDeliveryRow, WebhookRow } from '../db/schema.js';
 import type { Severity } from '../scans/parsers/types.js';
 import { SEVERITY_RANK } from '../scans/parsers/severity.js';
 import { zeroCounts, type ImportCounts, type SeverityCounts } from '../scans/severity.js';
@@ -58,15 +58,14 @@ export async function enqueueEvent(trx: Executor, event: OutboxEvent): Promise<n
 }
 
 /** The `ping` every new hook receives, whatever it subscribed to. */
-export async function enqueuePing(trx: Executor, hook: WebhookRow): Promise<void> {
+export async function enqueuePing(trx: Executor, hook: WebhookRow): Promise<WebhookDeliveryRow> {
   const base = await envelope(trx, hook.org_id, null, 'ping', `/orgs/${hook.org_id}`);
   const payload: EventPayload = {
     ...base,
     data: { hook: { id: hook.id, events: JSON.parse(hook.events) as string[], format: hook.format, min_severity: hook.min_severity } },
   };
-  await trx.insertInto('webhook_deliveries').values(deliveryRow(hook.id, payload)).execute();
+  return trx.insertInto('webhook_deliveries').values(deliveryRow(hook.id, payload)).returningAll().executeTakeFirstOrThrow();
 }
-
 
 /** upload.completed, and findings.new for its new and reopened findings; inside the ingest transaction. */
 export async function enqueueUploadCompleted(trx: Executor, upload: UploadRow, counts: ImportCounts): Promise<void> {

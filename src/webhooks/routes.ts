@@ -57,6 +57,14 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   app.get('/orgs/:id/webhooks/:webhook_id/deliveries', listRoute({ tags, summary: "A webhook's deliveries, newest first (owners)", params: WebhookParams }, DeliverySchema, 'Deliveries, newest first.', 403, 404),
     (request, reply) => replyPage(request, reply, (page) => hooks.deliveries(request.actor!, request.params.id, request.params.webhook_id, page), presentDelivery));
 
+  app.post('/orgs/:id/webhooks/:webhook_id/ping', {
+    schema: {
+      tags, summary: 'Send the hook a ping now, to test its receiver (owners)',
+      params: WebhookParams,
+      response: { 202: DeliverySchema, ...problems(401, 403, 404) },
+    },
+  }, async (request, reply) => reply.code(202).send(presentDelivery(await hooks.ping(request.actor!, request.params.id, request.params.webhook_id, request.ip))));
+
   app.post('/orgs/:id/webhooks/:webhook_id/deliveries/:delivery_id/redeliver', {
     schema: {
       tags, summary: 'Send a finished delivery again, with the same delivery id (owners)',

@@ -121,6 +121,15 @@ export function webhookService({ store, policy, audit, allowPrivate, onQueued }:
       return store.deliveries(id, page);
     },
 
+    /** Queues a ping to the hook, to check that its receiver answers. */
+    async ping(actor: Actor, orgId: string, id: string, ip: string): Promise<WebhookDeliveryRow> {
+      const hook = await load(actor, orgId, id, 'webhook.manage');
+      const delivery = await store.ping(hook);
+      onQueued();
+      await audit.record({ action: 'webhook.pinged', actor: actor.user, orgId, ip, target: { type: 'webhook', id } });
+      return delivery;
+    },
+
     /** Sends a finished delivery again, with the same id (receivers dedupe on it). */
     async redeliver(actor: Actor, orgId: string, id: string, deliveryId: string, ip: string): Promise<WebhookDeliveryRow> {
       await load(actor, orgId, id, 'webhook.manage');

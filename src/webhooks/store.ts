@@ -24,6 +24,11 @@ export function webhookStore(db: Kysely<Database>, dialect: Dialect) {
       });
     },
 
+    /** A ping on demand (the UI's "test" button): the same delivery a new hook receives. */
+    ping(hook: WebhookRow): Promise<WebhookDeliveryRow> {
+      return enqueuePing(db, hook);
+    },
+
     byId(id: string): Promise<WebhookRow | undefined> {
       return db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
     },

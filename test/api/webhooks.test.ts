@@ -202,6 +202,25 @@ describe.each(DB_KINDS)('webhooks on %s', (kind) => {
     expect(await runner.deliverDue()).toBe(0);
   });
 
+  it('sends a test ping on request, a new delivery of its own, owners only', async () => {
+    const r = await receiver();
+    const hook = await createHook({ url: r.url, events: ['upload.completed'] });
+    await runner.deliverDue();
+    const res = await call(owner.cookie, 'POST', `/api/v1/orgs/${orgId}/webhooks/${hook.id}/ping`);
+    expect(res.statusCode, res.body).toBe(202);
+    const queued = res.json<Delivery>();
+    expect(queued).toMatchObject({ event: 'ping', status: 'pending', attempts: 0 });
+    expect((await call(member.cookie, 'POST', `/api/v1/orgs/${orgId}/webhooks/${hook.id}/ping`)).statusCode).toBe(403);
+    expect((await call(owner.cookie, 'POST', `/api/v1/orgs/${orgId}/webhooks/no-such-hook/ping`)).statusCode).toBe(404);
+    expect(await runner.deliverDue()).toBe(1);
+    expect(r.received.map((x) => x.headers['x-scanyard-delivery'])).toHaveLength(2);
+    expect(r.received[1]!.headers['x-scanyard-delivery']).toBe(queued.id);
+    expect(r.received[1]!.signatureValid).toBe(true);
+    const [latest, first] = await deliveries(hook);
+    expect(latest).toMatchObject({ id: queued.id, event: 'ping', status: 'succeeded' });
+    expect(first!.id).not.toBe(queued.id);
+  });
+
   it('sends upload.completed and findings.new (at or above min_severity) from ingest, in order', async () => {
     const r = await receiver();
     const hook = await createHook({ url: r.url, events: ['upload.completed', 'findings.new'], min_severity: 'high', repository_ids: [repoId] });

@@ -11,6 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, newContext, screenshot, watchForPageErrors } from './support/browser.js';
 import { corpus } from './support/paths.js';
 import { startServer, type RunningServer } from './support/server.js';
+import { creator, demoSarif, devLogin, expectNoSidewaysScroll } from './support/session.js';
 
 const CODEQL = path.join(corpus, 'sarif/codeql-2.2.4-js-xss.sarif');
 const GITLEAKS = path.join(corpus, 'sarif/gitleaks-7.4.0.sarif');
@@ -28,16 +29,6 @@ let pageErrors: string[];
 let apiKey = '';
 let orgId = '';
 const repos: Record<string, string> = {};
-
-/** A SARIF document from a made-up tool with one result per rule, all in one file. */
-function demoSarif(rules: string[]): { text: string } {
-  const results = rules.map((rule) => ({
-    ruleId: rule,
-    message: { text: `Problem ${rule}` },
-    locations: [{ physicalLocation: { artifactLocation: { uri: 'src/demo.js' }, region: { startLine: 3 } } }],
-  }));
-  return { text: JSON.stringify({ version: '2.1.0', runs: [{ tool: { driver: { name: 'Demo' } }, results }] }) };
-}
 
 /** Uploads as CI does: the API key, the file as the body. */
 async function upload(repo: string, file: string | { text: string }, query = ''): Promise<string> {
@@ -89,26 +80,14 @@ function midTokenBreaks(selector: string): Promise<string[]> {
   })()`);
 }
 
-/** The elements that reach past the right edge of a 390 px screen, to name the culprit of an overflow. */
-const WIDER_THAN_PHONE = `[...document.querySelectorAll('body *')]
-  .filter((el) => el.getBoundingClientRect().right > 390.5)
-  .map((el) => el.tagName.toLowerCase() + '.' + el.className).slice(0, 5)`;
-
 beforeAll(async () => {
   server = await startServer();
   browser = await launchBrowser();
   context = await newContext(browser, server.url);
   page = await context.newPage();
   pageErrors = watchForPageErrors(page);
-  await page.goto('/login');
-  await page.getByRole('button', { name: 'Dev Login' }).click();
-  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-
-  const post = async <T>(url: string, data: object): Promise<T> => {
-    const res = await page.request.post(url, { data, headers: { origin: server.url } });
-    expect(res.status(), await res.text()).toBe(201);
-    return await res.json() as T;
-  };
+  await devLogin(page);
+  const post = creator(page, server);
   orgId = (await post<{ id: string }>('/api/v1/orgs', { name: 'Acme' })).id;
   for (const name of ['web-app', 'sbom-only', 'clean-service', 'never-scanned', 'changes']) {
     repos[name] = (await post<{ id: string }>(`/api/v1/orgs/${orgId}/repos`, { name })).id;
@@ -197,14 +176,14 @@ describe('the screens', () => {
 
   it('an upload opens with what it changed: new, reopened (not counted as new) and fixed findings', async () => {
     const repo = repos['changes']!;
-    await upload(repo, demoSarif(['R1', 'R2']));
+    await upload(repo, { text: demoSarif(['R1', 'R2']) });
     await processed(repo);
-    const second = await upload(repo, demoSarif(['R1']));
+    const second = await upload(repo, { text: demoSarif(['R1']) });
     await processed(repo);
     await page.goto(`/repos/${repo}/uploads/${second}?list=fixed`);
     await page.getByRole('table', { name: 'Fixed findings of this upload' }).getByRole('rowheader', { name: /R2/ }).waitFor();
 
-    const third = await upload(repo, demoSarif(['R1', 'R2', 'R3']));
+    const third = await upload(repo, { text: demoSarif(['R1', 'R2', 'R3']) });
     await processed(repo);
     await page.goto(`/repos/${repo}?tab=uploads`);
     await page.getByRole('table', { name: /Uploads/ }).getByRole('link', { name: /^Upload of/ }).first().click();
@@ -307,13 +286,12 @@ describe('the screens', () => {
     for (const [url, ready] of views) {
       await p.goto(url);
       await p.locator(ready).first().waitFor();
-      const wider = await p.evaluate<string[]>(WIDER_THAN_PHONE);
-      expect(await p.evaluate('document.documentElement.scrollWidth'), `${url}: ${wider.join(', ')}`).toBeLessThanOrEqual(390);
+      await expectNoSidewaysScroll(p, url);
     }
 
     await p.goto(`/repos/${web}?tab=upload`);
     const command = p.getByLabel('Upload command');
-    const pre = p.locator('.code-block pre');
+    const pre = command.locator('..');
     expect(await pre.evaluate((el) => el.scrollWidth - el.clientWidth), 'the command scrolls sideways').toBeLessThanOrEqual(0);
     const copy = await p.getByRole('button', { name: 'Copy command' }).boundingBox();
     const code = await pre.boundingBox();

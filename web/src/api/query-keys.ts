@@ -10,7 +10,12 @@ export interface PageFilters {
   q: string;
 }
 
-export interface FindingFilters extends PageFilters {
+/** What a repository's results are read for: one ref (a branch, pr/N or tag); '' is the default branch. */
+export interface RefFilter {
+  ref: string;
+}
+
+export interface FindingFilters extends PageFilters, Partial<RefFilter> {
   state: 'open' | 'fixed' | 'all';
   severity: Severity | '';
   tool: string;
@@ -18,6 +23,8 @@ export interface FindingFilters extends PageFilters {
   introducedIn?: string;
   fixedIn?: string;
   reopenedIn?: string;
+  /** A pull request's findings against its base: those it adds (new) or those of the base it no longer has (fixed). */
+  vsBase?: 'new' | 'fixed';
 }
 
 export interface AuditFilters {
@@ -40,16 +47,23 @@ export const queryKeys = {
   orgMembers: (id: string) => ['orgs', id, 'members'] as const,
   orgTeams: (id: string) => ['orgs', id, 'teams'] as const,
   orgAudit: (id: string, filters: AuditFilters) => ['orgs', id, 'audit', filters] as const,
+  orgPolicy: (id: string) => ['orgs', id, 'policy'] as const,
+  orgWebhooks: (id: string) => ['orgs', id, 'webhooks'] as const,
+  webhookDeliveries: (orgId: string, hookId: string) => ['orgs', orgId, 'webhooks', hookId, 'deliveries'] as const,
   siteAudit: (filters: AuditFilters) => ['audit', filters] as const,
 
   repo: (id: string) => ['repos', id] as const,
   repoDetail: (id: string) => ['repos', id, 'detail'] as const,
-  repoStatus: (id: string) => ['repos', id, 'status'] as const,
+  repoStatus: (id: string, ref = '') => ['repos', id, 'status', ref] as const,
   /** Everything an upload changes: uploads, findings, components (not the status that announced it). */
   repoResults: (id: string) => ['repos', id, 'results'] as const,
   repoAnalyses: (id: string) => ['repos', id, 'results', 'analyses'] as const,
-  repoUploads: (id: string) => ['repos', id, 'results', 'uploads'] as const,
+  repoUploads: (id: string, ref: string) => ['repos', id, 'results', 'uploads', ref] as const,
+  repoRefs: (id: string) => ['repos', id, 'results', 'refs'] as const,
+  /** The gate judges the results now, so it is read again with them. */
+  repoGate: (id: string) => ['repos', id, 'results', 'gate'] as const,
+  repoPolicy: (id: string) => ['repos', id, 'policy'] as const,
   repoFindings: (id: string, filters: FindingFilters) => ['repos', id, 'results', 'findings', filters] as const,
-  repoComponents: (id: string, filters: PageFilters) => ['repos', id, 'results', 'components', filters] as const,
+  repoComponents: (id: string, filters: PageFilters & RefFilter) => ['repos', id, 'results', 'components', filters] as const,
   upload: (id: string) => ['uploads', id] as const,
 };

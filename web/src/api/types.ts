@@ -8,6 +8,9 @@ type Success<O> = O extends { responses: infer R }
   : never;
 /** What a successful call of method M on path P returns. */
 export type ResponseBody<P extends keyof ApiPaths, M extends string> = Success<Operation<P, M>>;
+type Body<O> = O extends { requestBody?: infer B } ? JsonOf<NonNullable<B>> : never;
+/** What method M on path P takes as its JSON body. */
+type RequestBody<P extends keyof ApiPaths, M extends string> = Body<Operation<P, M>>;
 type Item<T> = T extends (infer I)[] ? I : never;
 
 export type CurrentUser = ResponseBody<'/api/v1/me', 'get'>;
@@ -28,3 +31,12 @@ export type Upload = Item<ResponseBody<'/api/v1/repos/{id}/uploads', 'get'>>;
 export type Finding = Item<ResponseBody<'/api/v1/repos/{id}/findings', 'get'>>;
 export type Component = Item<ResponseBody<'/api/v1/repos/{id}/components', 'get'>>;
 export type AuditEvent = Item<ResponseBody<'/api/v1/audit', 'get'>>;
+export type Ref = Item<ResponseBody<'/api/v1/repos/{id}/refs', 'get'>>;
+export type Gate = NonNullable<Upload['gate']>;
+export type RepoGate = ResponseBody<'/api/v1/repos/{id}/gate', 'get'>;
+export type Policy = ResponseBody<'/api/v1/orgs/{id}/policy', 'get'>;
+export type RepoPolicy = ResponseBody<'/api/v1/repos/{id}/policy', 'get'>;
+export type Webhook = Item<ResponseBody<'/api/v1/orgs/{id}/webhooks', 'get'>>;
+export type WebhookDelivery = Item<ResponseBody<'/api/v1/orgs/{id}/webhooks/{webhook_id}/deliveries', 'get'>>;
+export type WebhookSettings = RequestBody<'/api/v1/orgs/{id}/webhooks', 'post'>;
+export type WebhookChanges = RequestBody<'/api/v1/orgs/{id}/webhooks/{webhook_id}', 'put'>;

@@ -7,12 +7,14 @@ import { Tabs, type Tab } from '../../components/Tabs';
 import { useSearchState } from '../../lib/use-search-state';
 import { useUser } from '../auth/session';
 import { OrgAuditLog } from '../audit/OrgAuditLog';
+import { OrgPolicyPanel } from '../policies/OrgPolicyPanel';
+import { WebhooksPanel } from '../webhooks/WebhooksPanel';
 import { useMembers, useOrg, useTeams } from './api';
 import { RepoList } from './RepoList';
 import { TeamList } from './TeamList';
 import { MemberList } from './MemberList';
 
-type TabId = 'repos' | 'teams' | 'members' | 'audit';
+type TabId = 'repos' | 'teams' | 'members' | 'policy' | 'webhooks' | 'audit';
 
 /** The route: a screen of its own per organization, so nothing typed or opened carries over to another. */
 export function OrgRoute() {
@@ -34,7 +36,11 @@ function OrgScreen({ id }: { id: string }) {
     { id: 'repos', label: 'Repositories', shortLabel: 'Repos', href: `/orgs/${id}`, count: org.data?.repo_count },
     { id: 'teams', label: 'Teams', href: `/orgs/${id}?tab=teams`, count: teams.data?.total },
     { id: 'members', label: 'Members', href: `/orgs/${id}?tab=members`, count: members.data?.length },
-    ...(canManage ? [{ id: 'audit' as const, label: 'Audit log', shortLabel: 'Audit', href: `/orgs/${id}?tab=audit` }] : []),
+    { id: 'policy', label: 'Policy', href: `/orgs/${id}?tab=policy` },
+    ...(canManage ? [
+      { id: 'webhooks' as const, label: 'Webhooks', shortLabel: 'Hooks', href: `/orgs/${id}?tab=webhooks` },
+      { id: 'audit' as const, label: 'Audit log', shortLabel: 'Audit', href: `/orgs/${id}?tab=audit` },
+    ] : []),
   ];
   const tab = tabs.find((t) => t.id === query.get('tab'))?.id ?? 'repos';
 
@@ -53,6 +59,8 @@ function OrgScreen({ id }: { id: string }) {
           {tab === 'repos' && <RepoList orgId={id} canManage={canManage} />}
           {tab === 'teams' && <TeamList orgId={id} canManage={canManage} />}
           {tab === 'members' && <MemberList orgId={id} canManage={canManage} currentUserId={user.id} />}
+          {tab === 'policy' && <OrgPolicyPanel orgId={id} canManage={canManage} />}
+          {tab === 'webhooks' && <WebhooksPanel orgId={id} />}
           {tab === 'audit' && <OrgAuditLog orgId={id} />}
         </>
       )}

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { messageOf } from '../../api/client';
 import type { Member, Team } from '../../api/types';
 import { useSaveTeam } from './api';
+import { toggled } from '../../lib/sets';
 
 /** Creates a team, or edits one: name, description and which members of the org belong to it. */
 export function TeamForm({ orgId, team, members, onDone }: {
@@ -17,12 +18,7 @@ export function TeamForm({ orgId, team, members, onDone }: {
   const save = useSaveTeam(orgId);
   const idPrefix = `team-${team?.id ?? 'new'}`;
 
-  const toggle = (id: string) => {
-    const next = new Set(chosen);
-    if (next.has(id)) next.delete(id);
-    else next.add(id);
-    setChosen(next);
-  };
+  const toggle = (id: string) => setChosen(toggled(chosen, id));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const body = { name: name.trim(), description: description.trim(), members: [...chosen] };

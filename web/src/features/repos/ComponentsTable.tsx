@@ -17,11 +17,11 @@ const COLUMNS: Column<Component>[] = [
   { id: 'purl', header: 'Package URL', className: 'mono purl', cell: (c) => c.purl ?? none },
 ];
 
-export function ComponentsTable({ repoId }: { repoId: string }) {
+export function ComponentsTable({ repoId, gitRef }: { repoId: string; gitRef: string }) {
   const [query, setQuery] = useSearchState();
   const q = query.get('q') ?? '';
   const page = pageParam(query);
-  const components = useComponents(repoId, { q, page });
+  const components = useComponents(repoId, { q, page, ref: gitRef });
 
   return (
     <section className="section" aria-label="Components">

@@ -2,8 +2,8 @@ import { useState } from 'react';
 import { CopyButton } from '../../components/CopyButton';
 import { Link } from 'react-router';
 
-/** The command a CI job runs to upload a scan result here, ready to copy. */
-export function CurlCommand({ repoId, neverScanned }: { repoId: string; neverScanned: boolean }) {
+/** The command a CI job without Node.js runs to upload a scan result here, ready to copy. */
+export function CurlCommand({ repoId }: { repoId: string }) {
   const [file, setFile] = useState('results.sarif');
   const [category, setCategory] = useState('');
   const url = new URL(`/api/v1/repos/${encodeURIComponent(repoId)}/upload`, window.location.origin);
@@ -17,7 +17,7 @@ export function CurlCommand({ repoId, neverScanned }: { repoId: string; neverSca
 
   return (
     <section className="card section" aria-labelledby="curl-title">
-      <h2 id="curl-title" className="card-title">{neverScanned ? 'Upload the first scan results' : 'Upload from CI'}</h2>
+      <h2 id="curl-title" className="card-title">Without the CLI: curl</h2>
       <p>
         Send SARIF, CycloneDX, SPDX or a scanner&apos;s JSON report; the format is detected from the content. Create a key
         with the <strong>upload</strong> scope in <Link to="/settings">Settings</Link> and store it in your CI as <code>SCANYARD_KEY</code>.

@@ -12,6 +12,7 @@ import { isSeverity, SEVERITIES, SEVERITY_LABEL } from '../../lib/severity';
 import { pageParam, useSearchState } from '../../lib/use-search-state';
 import { useFindings } from './api';
 import { ruleTitle } from './finding-text';
+import { VS_BASE, vsBaseFilter } from './VsBase';
 import { Location } from './Location';
 
 const STATES = [
@@ -77,10 +78,15 @@ export function FindingsTable({ repoId, status }: { repoId: string; status: Scan
   const tool = query.get('tool') ?? '';
   const q = query.get('q') ?? '';
   const page = pageParam(query);
+  const gitRef = query.get('ref') ?? '';
+  const pullRequest = status.ref_kind === 'pull_request';
+  const vsBase = pullRequest ? vsBaseFilter(query.get('vs_base')) : undefined;
   const tools = [...new Set(status.analyses.map((a) => a.tool))].sort();
-  const findings = useFindings(repoId, { page, state, severity: isSeverity(severity) ? severity : '', tool, q });
+  const findings = useFindings(repoId, {
+    page, state: vsBase ? 'open' : state, severity: isSeverity(severity) ? severity : '', tool, q, ref: gitRef, ...(vsBase ? { vsBase } : {}),
+  });
 
-  const filtered = Boolean(severity || tool || q || state !== 'open');
+  const filtered = Boolean(severity || tool || q || state !== 'open' || vsBase);
   return (
     <section className="section" aria-label="Findings">
       <div className="toolbar filters" role="group" aria-label="Filter findings">
@@ -89,7 +95,13 @@ export function FindingsTable({ repoId, status }: { repoId: string; status: Scan
           <option value="">All severities</option>
           {SEVERITIES.map((s) => <option key={s} value={s}>{SEVERITY_LABEL[s]}</option>)}
         </select>
-        <select className="input input-compact" aria-label="State" value={state} onChange={(e) => setQuery({ state: e.target.value === 'open' ? null : e.target.value, page: null })}>
+        {pullRequest && (
+          <select className="input input-compact" aria-label="Compared with the base" value={vsBase ?? ''} onChange={(e) => setQuery({ vs_base: e.target.value, state: null, page: null })}>
+            <option value="">Everything open here</option>
+            {VS_BASE.map((v) => <option key={v.value} value={v.value}>{v.label}</option>)}
+          </select>
+        )}
+        <select className="input input-compact" aria-label="State" value={vsBase ? 'open' : state} disabled={Boolean(vsBase)} onChange={(e) => setQuery({ state: e.target.value === 'open' ? null : e.target.value, page: null })}>
           {STATES.map((s) => <option key={s.value} value={s.value}>{s.label}</option>)}
         </select>
         <select className="input input-compact" aria-label="Tool" value={tool} onChange={(e) => setQuery({ tool: e.target.value, page: null })}>
@@ -97,7 +109,7 @@ export function FindingsTable({ repoId, status }: { repoId: string; status: Scan
           {tools.map((t) => <option key={t} value={t}>{t}</option>)}
         </select>
         {filtered && (
-          <button type="button" className="button button-quiet button-small" onClick={() => setQuery({ q: null, severity: null, state: null, tool: null, page: null })}>
+          <button type="button" className="button button-quiet button-small" onClick={() => setQuery({ q: null, severity: null, state: null, tool: null, vs_base: null, page: null })}>
             Clear filters
           </button>
         )}

@@ -45,12 +45,12 @@ export function RepoOverview({ repoId, status, uploads, canManage }: { repoId: s
   );
 }
 
-/** Each tool's results; owners may remove a wrong one (an upload into the wrong repository). */
+/** Each tool's results on the ref shown; owners may remove a wrong one (an upload into the wrong repository). */
 function Analyses({ repoId, status, canManage }: { repoId: string; status: ScanStatus; canManage: boolean }) {
   const analyses = useAnalyses(repoId, canManage);
   const remove = useRemoveAnalysis(repoId);
   const idOf = (a: ScanStatus['analyses'][number]) =>
-    analyses.data?.find((b) => b.tool === a.tool && b.category === a.category && b.format === a.format)?.id;
+    analyses.data?.find((b) => b.ref === status.ref && b.tool === a.tool && b.category === a.category && b.format === a.format)?.id;
   return (
     <>
       <ul className="analyses" aria-label="Analyses">

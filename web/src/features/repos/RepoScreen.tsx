@@ -6,7 +6,7 @@ import type { ScanStatus } from '../../api/types';
 import { NotFound } from '../../components/NotFound';
 import { PageHeader } from '../../components/PageHeader';
 import { PageSkeleton } from '../../components/Skeleton';
-import { Loaded } from '../../components/States';
+import { EmptyState, Loaded } from '../../components/States';
 import { StatusPill } from '../../components/StatusPill';
 import { Tabs } from '../../components/Tabs';
 import { Time } from '../../components/Time';
@@ -17,9 +17,12 @@ import { RepoOverview } from './RepoOverview';
 import { FindingsTable } from './FindingsTable';
 import { ComponentsTable } from './ComponentsTable';
 import { UploadHistory } from './UploadHistory';
-import { CurlCommand } from './CurlCommand';
+import { CiSetup } from './CiSetup';
+import { RefSelect } from './RefSelect';
+import { PullRequestVsBase } from './VsBase';
+import { RepoPolicyPanel } from '../policies/RepoPolicyPanel';
 
-const TABS = ['findings', 'components', 'uploads', 'upload'] as const;
+const TABS = ['findings', 'components', 'uploads', 'policy', 'upload'] as const;
 type TabId = (typeof TABS)[number];
 
 /** The route: a screen of its own per repository, so nothing typed or seen carries over to another. */
@@ -30,11 +33,20 @@ export function RepoRoute() {
 
 function RepoScreen({ id }: { id: string }) {
   const user = useUser();
-  const [query] = useSearchState();
+  const [query, setQuery] = useSearchState();
+  const gitRef = query.get('ref') ?? '';
   const repo = useRepo(id);
-  const status = useRepoStatus(id, !repo.isError);
-  const uploads = useUploads(id);
+  const status = useRepoStatus(id, gitRef, !repo.isError);
+  const uploads = useUploads(id, status.data?.ref);
   useResultsFollowStatus(id, status.data);
+  // Each tab keeps the ref shown: a link to it carries ?ref= along.
+  const tabHref = (tab: TabId) => {
+    const params = new URLSearchParams();
+    if (tab !== 'findings') params.set('tab', tab);
+    if (gitRef) params.set('ref', gitRef);
+    const search = params.toString();
+    return `/repos/${id}${search ? `?${search}` : ''}`;
+  };
 
   const requested = query.get('tab');
   const neverScanned = status.data?.state === 'never_scanned';
@@ -49,6 +61,7 @@ function RepoScreen({ id }: { id: string }) {
     <Loaded query={repo} skeleton={<PageSkeleton label="Loading the repository…" cards={3} />} notFound={<NotFound what="repository" />}>
       {(r) => {
         const org = user.orgs.find((o) => o.id === r.org_id);
+        const canManage = user.is_admin || org?.role === 'owner';
         return (
           <>
             <PageHeader
@@ -62,24 +75,30 @@ function RepoScreen({ id }: { id: string }) {
                 {status.data && <span>Last upload <Time iso={status.data.last_upload_at} fallback="never" /></span>}
               </p>
             </PageHeader>
-            <Loaded query={scan} skeleton={<PageSkeleton label="Loading scan results…" cards={3} />}>
+            <div className="toolbar ref-bar">
+              <RefSelect repoId={id} value={gitRef} onChange={(ref) => setQuery({ ref, page: null, vs_base: null })} />
+            </div>
+            <Loaded query={scan} skeleton={<PageSkeleton label="Loading scan results…" cards={3} />} notFound={<NoSuchRef repoId={id} gitRef={gitRef} />}>
               {({ status: current, uploads: list, total }) => (
                 <>
-                  <RepoOverview repoId={id} status={current} uploads={list} canManage={user.is_admin || org?.role === 'owner'} />
+                  {current.ref_kind === 'pull_request' && <PullRequestVsBase repoId={id} status={current} />}
+                  <RepoOverview repoId={id} status={current} uploads={list} canManage={canManage} />
                   <Tabs
                     label="Repository sections"
                     current={tab}
                     tabs={[
-                      { id: 'findings', label: 'Findings', count: current.findings.open, href: `/repos/${id}` },
-                      { id: 'components', label: 'Components', count: current.components, href: `/repos/${id}?tab=components` },
-                      { id: 'uploads', label: 'Uploads', count: total, href: `/repos/${id}?tab=uploads` },
-                      { id: 'upload', label: 'Upload from CI', shortLabel: 'CI setup', href: `/repos/${id}?tab=upload` },
+                      { id: 'findings', label: 'Findings', count: current.findings.open, href: tabHref('findings') },
+                      { id: 'components', label: 'Components', count: current.components, href: tabHref('components') },
+                      { id: 'uploads', label: 'Uploads', count: total, href: tabHref('uploads') },
+                      { id: 'policy', label: 'Policy and gate', shortLabel: 'Gate', href: tabHref('policy') },
+                      { id: 'upload', label: 'Upload from CI', shortLabel: 'CI setup', href: tabHref('upload') },
                     ]}
                   />
                   {tab === 'findings' && <FindingsTable repoId={id} status={current} />}
-                  {tab === 'components' && <ComponentsTable repoId={id} />}
+                  {tab === 'components' && <ComponentsTable repoId={id} gitRef={gitRef} />}
                   {tab === 'uploads' && <UploadHistory uploads={list} total={total} />}
-                  {tab === 'upload' && <CurlCommand repoId={id} neverScanned={current.state === 'never_scanned'} />}
+                  {tab === 'policy' && <RepoPolicyPanel repoId={id} orgId={r.org_id} canManage={canManage} />}
+                  {tab === 'upload' && <CiSetup repo={r} orgName={org?.name} canManage={canManage} neverScanned={current.state === 'never_scanned'} />}
                 </>
               )}
             </Loaded>
@@ -87,6 +106,15 @@ function RepoScreen({ id }: { id: string }) {
         );
       }}
     </Loaded>
+  );
+}
+
+/** A ?ref= with no results: never uploaded, or removed after a time without uploads. */
+function NoSuchRef({ repoId, gitRef }: { repoId: string; gitRef: string }) {
+  return (
+    <EmptyState title="No results for this branch or pull request">
+      <p>Nothing was uploaded for <code>{gitRef}</code>, or its results were removed after a time without uploads. <Link to={`/repos/${repoId}`}>Show the default branch</Link>.</p>
+    </EmptyState>
   );
 }
 

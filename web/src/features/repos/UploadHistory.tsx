@@ -5,6 +5,7 @@ import { EmptyState } from '../../components/States';
 import { StatusPill } from '../../components/StatusPill';
 import { Time } from '../../components/Time';
 import { formatBytes, formatDateTime, formatNumber } from '../../lib/format';
+import { GatePill } from '../policies/Gate';
 
 export const FORMAT_LABEL: Record<string, string> = { sarif: 'SARIF', cyclonedx: 'CycloneDX', spdx: 'SPDX', findings: 'Findings' };
 
@@ -36,6 +37,7 @@ const COLUMNS: Column<Upload>[] = [
   { id: 'fixed', header: 'Fixed', className: 'num', cell: (u) => (done(u) ? <Delta n={u.counts.fixed} sign="−" /> : '—') },
   { id: 'findings', header: 'Findings', className: 'num', cell: (u) => (done(u) ? formatNumber(u.counts.findings) : '—') },
   { id: 'components', header: 'Components', className: 'num', cell: (u) => (done(u) ? formatNumber(u.counts.components) : '—') },
+  { id: 'gate', header: 'Gate', cell: (u) => (u.gate ? <GatePill status={u.gate.status} /> : <span className="muted">—</span>) },
   {
     id: 'source', header: 'Source', className: 'mono source',
     // One element: on a phone the label and the value sit at the two ends, branch and SHA together.
@@ -43,6 +45,7 @@ const COLUMNS: Column<Upload>[] = [
       <span className="source-ref">
         {u.ref && <span className="nowrap">{u.ref}</span>}
         {u.commit_sha && <span className="nowrap" title={u.commit_sha}>{u.commit_sha.slice(0, 10)}</span>}
+        {u.vs_base && <span className="nowrap vs-base-counts">vs {u.base_ref ?? 'base'} <Delta n={u.vs_base.new} sign="+" /> <Delta n={u.vs_base.fixed} sign="−" /></span>}
       </span>
     ) : <span className="muted">—</span>),
   },
@@ -70,7 +73,7 @@ export function UploadHistory({ uploads, total }: { uploads: Upload[]; total: nu
   );
 }
 
-function Delta({ n, sign }: { n: number; sign: '+' | '−' }) {
+export function Delta({ n, sign }: { n: number; sign: '+' | '−' }) {
   if (n === 0) return <span className="muted">0</span>;
   return <span className={sign === '+' ? 'delta-up' : 'delta-down'}>{sign}{formatNumber(n)}</span>;
 }

@@ -12,6 +12,10 @@ import { pageParam, useSearchState } from '../../lib/use-search-state';
 import { useFindings, useRepo, useUpload } from './api';
 import { FindingRows } from './FindingsTable';
 import { FORMAT_LABEL } from './UploadHistory';
+import { VsBaseNotice } from './VsBase';
+import { GatePill, GateViolations } from '../policies/Gate';
+
+const REF_KIND_LABEL: Record<Upload['ref_kind'], string> = { branch: 'Branch', pull_request: 'Pull request', tag: 'Tag' };
 
 const LISTS = [
   { id: 'new', label: 'New', filter: 'introducedIn', empty: 'This upload reported no finding for the first time.' },
@@ -31,7 +35,9 @@ function UploadScreen({ repoId, uploadId }: { repoId: string; uploadId: string }
   const upload = useUpload(uploadId);
   const [query, setQuery] = useSearchState();
   const list = LISTS.find((l) => l.id === query.get('list')) ?? LISTS[0];
-  const back = { to: `/repos/${repoId}?tab=uploads`, label: 'Back to the uploads' };
+  // Back to the uploads of this upload's ref, once it is known.
+  const ref = upload.data?.ref;
+  const back = { to: `/repos/${repoId}?tab=uploads${ref ? `&ref=${encodeURIComponent(ref)}` : ''}`, label: 'Back to the uploads' };
 
   return (
     <Loaded query={upload} skeleton={<PageSkeleton label="Loading the upload…" />} notFound={<NotFound what="upload" back={back} />}>
@@ -44,11 +50,21 @@ function UploadScreen({ repoId, uploadId }: { repoId: string; uploadId: string }
           >
             <p className="meta-line">
               <span>{FORMAT_LABEL[u.format] ?? u.format}{u.tools.length > 0 && ` from ${u.tools.join(', ')}`}{u.category && <> · <code>{u.category}</code></>}</span>
-              {u.ref && <span>Branch <code>{u.ref}</code></span>}
+              <span>{REF_KIND_LABEL[u.ref_kind]} <code>{u.ref}</code>{u.base_ref && <> into <code>{u.base_ref}</code></>}</span>
               {u.commit_sha && <span>Commit <code title={u.commit_sha}>{u.commit_sha.slice(0, 10)}</code></span>}
               <span>{formatBytes(u.size_bytes)}</span>
             </p>
           </PageHeader>
+          {u.gate && (
+            <section className="card section" aria-labelledby="gate-title">
+              <div className="card-head">
+                <h2 id="gate-title" className="card-title">Gate</h2>
+                <GatePill status={u.gate.status} />
+              </div>
+              <GateViolations gate={u.gate} caption="What the gate found in this upload" />
+            </section>
+          )}
+          {u.vs_base && <VsBaseNotice repoId={repoId} gitRef={u.ref} baseRef={u.base_ref} counts={u.vs_base} />}
           {u.status === 'failed' && <div className="notice notice-error" role="alert"><strong>Processing failed.</strong> {u.error ?? 'No reason was recorded.'}</div>}
           {u.status === 'complete' ? (
             <>

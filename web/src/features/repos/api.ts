@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
 import { pageInfo } from '../../api/pagination';
-import { queryKeys, type FindingFilters, type PageFilters } from '../../api/query-keys';
+import { queryKeys, type FindingFilters, type PageFilters, type RefFilter } from '../../api/query-keys';
 import type { ScanStatus } from '../../api/types';
 import { isInProgress } from '../../lib/scan-state';
 
@@ -13,9 +13,13 @@ const BUSY_POLL_MS = 1000;
  */
 const IDLE_POLL_MS = 2500;
 
-export const statusQuery = (id: string) => ({
-  queryKey: queryKeys.repoStatus(id),
-  queryFn: async ({ signal }: { signal: AbortSignal }) => (await call(api.GET('/api/v1/repos/{id}/status', { params: { path: { id } }, signal }))).data,
+/** `?ref=` of a read: left out for the default branch ('' ). */
+const refQuery = (ref: string | undefined) => (ref ? { ref } : {});
+
+export const statusQuery = (id: string, ref = '') => ({
+  queryKey: queryKeys.repoStatus(id, ref),
+  queryFn: async ({ signal }: { signal: AbortSignal }) =>
+    (await call(api.GET('/api/v1/repos/{id}/status', { params: { path: { id }, query: refQuery(ref) }, signal }))).data,
 });
 
 export function useRepo(id: string) {
@@ -25,9 +29,9 @@ export function useRepo(id: string) {
   });
 }
 
-export function useRepoStatus(id: string, enabled = true) {
+export function useRepoStatus(id: string, ref: string, enabled = true) {
   return useQuery({
-    ...statusQuery(id),
+    ...statusQuery(id, ref),
     enabled,
     refetchInterval: (query) => (query.state.data && isInProgress(query.state.data.state) ? BUSY_POLL_MS : IDLE_POLL_MS),
   });
@@ -52,11 +56,13 @@ export function useUpload(id: string) {
   });
 }
 
-export function useUploads(id: string) {
+/** One ref's uploads (the ref's name as the status gives it, so the default branch's are its own too). */
+export function useUploads(id: string, ref: string | undefined) {
   return useQuery({
-    queryKey: queryKeys.repoUploads(id),
+    queryKey: queryKeys.repoUploads(id, ref ?? ''),
+    enabled: ref !== undefined,
     queryFn: async ({ signal }) => {
-      const { data, response } = await call(api.GET('/api/v1/repos/{id}/uploads', { params: { path: { id }, query: { per_page: UPLOADS_SHOWN } }, signal }));
+      const { data, response } = await call(api.GET('/api/v1/repos/{id}/uploads', { params: { path: { id }, query: { per_page: UPLOADS_SHOWN, ...refQuery(ref) } }, signal }));
       return { uploads: data, total: Number(response.headers.get('x-total-count') ?? data.length) };
     },
     refetchInterval: (query) => (query.state.data?.uploads.some((u) => isInProgress(u.status)) ? BUSY_POLL_MS : false),
@@ -79,6 +85,8 @@ export function useFindings(repoId: string, filters: FindingFilters) {
         ...(filters.introducedIn ? { introduced_in: filters.introducedIn } : {}),
         ...(filters.fixedIn ? { fixed_in: filters.fixedIn } : {}),
         ...(filters.reopenedIn ? { reopened_in: filters.reopenedIn } : {}),
+        ...(filters.vsBase ? { vs_base: filters.vsBase } : {}),
+        ...refQuery(filters.ref),
       };
       const { data, response } = await call(api.GET('/api/v1/repos/{id}/findings', { params: { path: { id: repoId }, query }, signal }));
       return { rows: data, info: pageInfo(response, FINDINGS_PER_PAGE) };
@@ -90,12 +98,12 @@ export function useFindings(repoId: string, filters: FindingFilters) {
 
 const COMPONENTS_PER_PAGE = 50;
 
-export function useComponents(repoId: string, filters: PageFilters) {
+export function useComponents(repoId: string, filters: PageFilters & RefFilter) {
   return useQuery({
     queryKey: queryKeys.repoComponents(repoId, filters),
     queryFn: async ({ signal }) => {
       const { data, response } = await call(api.GET('/api/v1/repos/{id}/components', {
-        params: { path: { id: repoId }, query: { page: filters.page, per_page: COMPONENTS_PER_PAGE, ...(filters.q ? { q: filters.q } : {}) } },
+        params: { path: { id: repoId }, query: { page: filters.page, per_page: COMPONENTS_PER_PAGE, ...(filters.q ? { q: filters.q } : {}), ...refQuery(filters.ref) } },
         signal,
       }));
       return { rows: data, info: pageInfo(response, COMPONENTS_PER_PAGE) };
@@ -104,10 +112,19 @@ export function useComponents(repoId: string, filters: PageFilters) {
   });
 }
 
+/** The refs with results, the default branch first; read again with the results. */
+export function useRefs(repoId: string) {
+  return useQuery({
+    queryKey: queryKeys.repoRefs(repoId),
+    queryFn: async ({ signal }) => (await call(api.GET('/api/v1/repos/{id}/refs', { params: { path: { id: repoId }, query: { per_page: 100 } }, signal }))).data,
+  });
+}
+
 export function useAnalyses(repoId: string, enabled: boolean) {
   return useQuery({
     queryKey: queryKeys.repoAnalyses(repoId),
-    queryFn: async ({ signal }) => (await call(api.GET('/api/v1/repos/{id}/analyses', { params: { path: { id: repoId } }, signal }))).data,
+    // Every ref's analyses in one list (no ?ref= filter): the largest page, matched to the ref shown by the caller.
+    queryFn: async ({ signal }) => (await call(api.GET('/api/v1/repos/{id}/analyses', { params: { path: { id: repoId }, query: { per_page: 100 } }, signal }))).data,
     enabled,
   });
 }
@@ -149,5 +166,12 @@ export function useAddRepo(orgId: string) {
       client.invalidateQueries({ queryKey: queryKeys.org(orgId) }),
       client.invalidateQueries({ queryKey: queryKeys.dashboard }),
     ]),
+  });
+}
+
+/** A new badge token (the old one stops working); its badge URLs are in the answer, shown once. */
+export function useRotateBadgeToken(repoId: string) {
+  return useMutation({
+    mutationFn: async () => (await call(api.POST('/api/v1/repos/{id}/badge-token', { params: { path: { id: repoId } } }))).data,
   });
 }

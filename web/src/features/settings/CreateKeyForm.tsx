@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { messageOf } from '../../api/client';
 import type { CreatedApiKey, CurrentUser, KeyScope } from '../../api/types';
 import { useCreateKey } from './api';
+import { toggled } from '../../lib/sets';
 
 const SCOPES: { value: KeyScope; label: string; help: string }[] = [
   { value: 'upload', label: 'Upload', help: 'Read, and upload scan results. What a CI pipeline needs.' },
@@ -28,12 +29,7 @@ export function CreateKeyForm({ orgs, onCreated, onCancel }: {
   const [problem, setProblem] = useState<string>();
   const create = useCreateKey();
 
-  const toggleOrg = (id: string) => {
-    const next = new Set(orgIds);
-    if (next.has(id)) next.delete(id);
-    else next.add(id);
-    setOrgIds(next);
-  };
+  const toggleOrg = (id: string) => setOrgIds(toggled(orgIds, id));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!allOrgs && orgIds.size === 0) {
