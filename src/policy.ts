@@ -145,10 +145,14 @@ export function createPolicy(lookups: PolicyLookups) {
 
     /**
      * Which of `orgIds` the actor may not narrow a new key to: a key may only be narrowed to orgs
-     * its user belongs to (any org, for an administrator).
+     * its user belongs to (any org that exists, for an administrator).
      */
     async orgsBeyondReach(actor: Actor, orgIds: string[]): Promise<Set<string>> {
-      if (actor.isAdmin) return new Set();
+      if (actor.isAdmin) {
+        const unique = [...new Set(orgIds)];
+        const found = await Promise.all(unique.map((id) => lookups.roleIn(id, actor.user.id)));
+        return new Set(unique.filter((_, i) => found[i] === undefined));
+      }
       const mine = new Set(await lookups.orgIdsOf(actor.user.id));
       return new Set(orgIds.filter((id) => !mine.has(id)));
     },

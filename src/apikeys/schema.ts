@@ -27,5 +27,5 @@ export const CreateApiKeyBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, format: DISPLAY_NAME_FORMAT, description: 'What the key is for; at least one visible character, no bidirectional controls.' }),
   expires_at: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
   scopes: Type.Optional(Type.Array(Scope, { minItems: 1, maxItems: 3, description: 'Default ["write"]. The broadest listed applies.' })),
-  org_ids: Type.Optional(Nullable(Type.Array(Type.String(), { minItems: 1, maxItems: 100, description: 'Narrow the key to some of your organizations.' }))),
+  org_ids: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 100 }), { minItems: 1, maxItems: 100, description: 'Narrow the key to some of your organizations.' }))),
 }, { additionalProperties: false });

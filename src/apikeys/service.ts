@@ -1,7 +1,7 @@
 import type { Actor, KeyScope } from '../auth/actor.js';
 import { KEY_SCOPES } from '../auth/actor.js';
 import { generateKey, hashKey, VISIBLE_PREFIX_LENGTH } from '../auth/key-format.js';
-import { badRequest, notFound } from '../problem.js';
+import { badRequest, notFound, refuseIds } from '../problem.js';
 import type { Page } from '../db/page.js';
 import type { ApiKeyRow } from '../db/schema.js';
 import type { Policy } from '../policy.js';
@@ -55,10 +55,15 @@ export function apiKeyService(keys: ApiKeyStore, policy: Policy, audit: AuditSto
     },
   };
 
+  /**
+   * A site administrator reaches every org that exists; anyone else only their own, and another's
+   * org reads exactly like a missing one, so a key request never tells which orgs exist.
+   */
   async function checkWithinReach(actor: Actor, orgIds: string[]): Promise<void> {
     const beyond = await policy.orgsBeyondReach(actor, orgIds);
-    const errors = orgIds.flatMap((id, i) => (beyond.has(id) ? [{ path: `/org_ids/${i}`, message: 'is not an organization you belong to' }] : []));
-    if (errors.length) throw badRequest('A key can only be narrowed to organizations you belong to.', errors);
+    const within = new Set(orgIds.filter((id) => !beyond.has(id)));
+    if (actor.isAdmin) refuseIds('A key can only be narrowed to organizations that exist.', 'org_ids', orgIds, within, 'is not an organization');
+    refuseIds('A key can only be narrowed to organizations you belong to.', 'org_ids', orgIds, within, 'is not an organization you belong to');
   }
 }
 

@@ -183,6 +183,10 @@ export interface FindingsTable {
   fixed_upload_id: string | null;
   /** The upload that last reopened it. */
   reopened_upload_id: string | null;
+  /** The commit the report names for this finding (Gitleaks' Commit), when it names one. */
+  commit_sha: Generated<string | null>;
+  /** How many times the tool reported this same result in the upload that last saw it (at least 1). */
+  occurrences: Generated<number>;
 }
 
 export interface ComponentsTable {

@@ -32,6 +32,8 @@ export interface GateFacts {
   open: Record<Severity, Tally>;
   /** New and reopened findings of the upload judged, per severity; null when judging the repository as it stands. */
   introduced: Record<Severity, Tally> | null;
+  /** A pull request's base branch: `introduced` then counts what is not open there, not what changed since its last push. */
+  introducedAgainst?: string;
   /** Open findings older than the policy's max_age_days for their severity. */
   overdue: Partial<Record<Severity, Tally>>;
   /** Open findings that advisories flag (their `kev` says whether the KEV catalogue lists them). */
@@ -69,7 +71,10 @@ function failOnNew(policy: Policy, facts: GateFacts): Violation[] {
   const count = worse.reduce((sum, s) => sum + introduced[s].count, 0);
   if (count === 0) return [];
   const bySeverity = worse.filter((s) => introduced[s].count > 0).map((s) => `${introduced[s].count} ${s}`).join(', ');
-  return [fail('fail_on_new', `This upload brought ${count} new or reopened finding${plural(count)} of severity ${threshold} or worse (${bySeverity}).`,
+  const what = facts.introducedAgainst === undefined
+    ? `This upload brought ${count} new or reopened finding${plural(count)}`
+    : `This pull request brings ${count} finding${plural(count)} not open on ${facts.introducedAgainst}`;
+  return [fail('fail_on_new', `${what} of severity ${threshold} or worse (${bySeverity}).`,
     { count, examples: worse.flatMap((s) => introduced[s].examples).slice(0, EXAMPLES) })];
 }
 

@@ -4,6 +4,8 @@ import type { Dialect } from '../db/index.js';
 import { evaluateGate } from './evaluate.js';
 import { announceSettled } from '../scans/settled.js';
 import type { RefName } from '../refs/ref-name.js';
+import { enqueueEvent } from '../webhooks/outbox.js';
+import type { Gate } from './types.js';
 import { gateFacts, policyStore, recordGate, refIdOf, uploadChanges } from './store.js';
 
 /**
@@ -12,11 +14,26 @@ import { gateFacts, policyStore, recordGate, refIdOf, uploadChanges } from './st
  * that applies the upload, so the upload is never seen complete without its gate (or its changes
  * by severity, which CI prints); requests waiting on other instances hear of it at commit.
  */
+/** gate.failed, written with the verdict so a hook hears of every failed gate and of nothing else. */
+async function enqueueGateFailed(trx: Transaction<Database>, upload: UploadRow, gate: Gate): Promise<void> {
+  const repo = await trx.selectFrom('repos').select('org_id').where('id', '=', upload.repository_id).executeTakeFirst();
+  if (!repo) return;
+  await enqueueEvent(trx, {
+    orgId: repo.org_id, repositoryId: upload.repository_id, event: 'gate.failed',
+    payload: {
+      upload: { id: upload.id, format: upload.format, category: upload.category, commit_sha: upload.commit_sha, ref: upload.ref, base_ref: upload.base_ref },
+      gate,
+    },
+  });
+}
+
 export async function judgeUpload(trx: Transaction<Database>, dialect: Dialect, upload: UploadRow): Promise<void> {
   const { document } = await policyStore(trx).effectivePolicy(upload.repository_id);
   const changes = await uploadChanges(trx, upload);
   const refId = await refIdOf(trx, upload.repository_id, { kind: upload.ref_kind as RefName['kind'], name: upload.ref_name });
   const facts = await gateFacts(trx, refId, document, changes, new Date());
-  await recordGate(trx, upload.id, evaluateGate(document, facts), changes);
+  const gate = evaluateGate(document, facts);
+  await recordGate(trx, upload.id, gate, changes);
+  if (gate.status === 'fail') await enqueueGateFailed(trx, upload, gate);
   await announceSettled(trx, dialect, upload.id);
 }

@@ -6,6 +6,7 @@ import { SEVERITY_RANK } from '../scans/parsers/severity.js';
 import type { ComponentFact, FindingFact, GateFacts, Tally } from './evaluate.js';
 import type { Gate, Policy } from './types.js';
 import type { RefName } from '../refs/ref-name.js';
+import { openInSameAnalysisOf } from '../scans/results-store.js';
 
 type Conn = Kysely<Database> | Transaction<Database>;
 
@@ -88,9 +89,12 @@ export async function gateFacts(db: Conn, refId: string | undefined, policy: Pol
     const days = policy.max_age_days?.[severity];
     if (days !== undefined && refId !== undefined) overdue[severity] = await openSince(db, refId, severity, new Date(at.getTime() - days * DAY_MS).toISOString());
   }
+  const base = changes?.upload.ref_kind === 'pull_request' ? changes.upload.base_ref : null;
   return {
     open,
-    introduced: changes ? await introducedBy(db, changes, policy.fail_on_new) : null,
+    introduced: changes && base !== null ? await broughtAgainstBase(db, changes.upload, base, policy.fail_on_new)
+      : changes ? await introducedBy(db, changes, policy.fail_on_new) : null,
+    ...(base !== null ? { introducedAgainst: base } : {}),
     overdue,
     vulnerabilities: policy.fail_on_kev ? await flaggedVulnerabilities() : [],
     components: policy.licenses && refId !== undefined ? await componentLicenses(db, refId) : [],
@@ -109,9 +113,8 @@ type ChangedFindings = ExpressionBuilder<Database, 'findings' | 'analyses'>;
 
 /**
  * Read back after the upload was applied, from its analyses: a finding it reopened or fixed carries
- * the time its analysis was applied. A pull request upload will instead be compared with its base
- * ref's open fingerprints; that comparison belongs here, so fail_on_new keeps meaning "new in this
- * change".
+ * the time its analysis was applied. For a pull request these are its changes since its previous
+ * push (what CI prints); fail_on_new judges it against its base instead (broughtAgainstBase).
  */
 export async function uploadChanges(db: Conn, upload: UploadRow): Promise<UploadChanges> {
   const rows = await changedBy(db, upload)
@@ -155,6 +158,30 @@ async function introducedBy(db: Conn, changes: UploadChanges, threshold: Severit
   const rows = await changedBy(db, changes.upload)
     .select(['findings.severity', 'findings.rule_id', 'findings.file_path', 'findings.start_line', 'findings.package_name', 'findings.package_version'])
     .where((eb) => broughtBy(eb, changes.upload))
+    .where('findings.severity_rank', '>=', SEVERITY_RANK[threshold])
+    .orderBy('findings.severity_rank', 'desc').orderBy('findings.id').limit(EXAMPLES)
+    .execute();
+  for (const row of rows) out[row.severity as Severity]?.examples.push(findingLabel(row));
+  return out;
+}
+
+/**
+ * What a pull request brings, as vs_base counts it: findings open in the analyses this upload applied
+ * whose fingerprint is not open in the base branch's analysis of the same tool, category and format.
+ * Judging against the previous push instead would pass a pull request on its second push with the
+ * same findings, and fail its first push for findings the base already has.
+ */
+async function broughtAgainstBase(db: Conn, upload: UploadRow, base: string, threshold: Severity | null | undefined): Promise<Record<Severity, Tally>> {
+  const baseRefId = await refIdOf(db, upload.repository_id, { kind: 'branch', name: base });
+  let brought = changedBy(db, upload).where('findings.state', '=', 'open');
+  // No base results at all: everything open is brought.
+  if (baseRefId !== undefined) brought = brought.where((eb) => eb.not(eb.exists(openInSameAnalysisOf(eb, baseRefId))));
+  const counted = await brought.select((eb) => ['findings.severity', eb.fn.countAll<number>().as('n')]).groupBy('findings.severity').execute();
+  const out = Object.fromEntries(SEVERITIES.map((s) => [s, { count: 0, examples: [] as string[] }])) as Record<Severity, Tally>;
+  for (const row of counted) if (row.severity in out) out[row.severity as Severity].count = Number(row.n);
+  if (!threshold || !SEVERITIES.some((s) => SEVERITY_RANK[s] >= SEVERITY_RANK[threshold] && out[s].count > 0)) return out;
+  const rows = await brought
+    .select(['findings.severity', 'findings.rule_id', 'findings.file_path', 'findings.start_line', 'findings.package_name', 'findings.package_version'])
     .where('findings.severity_rank', '>=', SEVERITY_RANK[threshold])
     .orderBy('findings.severity_rank', 'desc').orderBy('findings.id').limit(EXAMPLES)
     .execute();

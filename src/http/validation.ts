@@ -1,4 +1,4 @@
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { badRequest, type FieldError } from '../problem.js';
@@ -20,7 +20,7 @@ export function registerValidation(app: FastifyInstance): void {
   const coercing = makeAjv({ coerceTypes: 'array' });
   const strict = makeAjv({ coerceTypes: false });
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? strict : coercing).compile(schema),
+    httpPart === 'body' ? strict.compile(schema) : decimalIntegers(coercing.compile(schema), schema as JsonSchema),
   );
   // PostgreSQL text cannot hold NUL: refuse it up front rather than fail deep in a query.
   app.addHook('preValidation', async (request) => {
@@ -31,6 +31,48 @@ export function registerValidation(app: FastifyInstance): void {
     ];
     if (errors.length) throw badRequest('The request contains a NUL character, which no field accepts.', errors);
   });
+}
+
+interface JsonSchema {
+  type?: unknown;
+  properties?: Record<string, JsonSchema>;
+  anyOf?: JsonSchema[];
+}
+
+const DECIMAL = /^[0-9]+$/;
+
+/**
+ * Ajv coerces a query or path string to an integer the way JavaScript's Number() reads it, so
+ * `page=0x10` was page 16 and `1e1`, ` 1` and `+1` were numbers too. Integers in a URL are decimal
+ * digits only (leading zeros allowed: `02` spells 2 unambiguously); anything else is a 400, checked
+ * on the raw strings before Ajv coerces them, for every integer property of every route's query and
+ * params at once.
+ */
+function decimalIntegers(validate: ValidateFunction, schema: JsonSchema): ValidateFunction {
+  const integers = Object.entries(schema.properties ?? {}).filter(([, property]) => isInteger(property)).map(([name]) => name);
+  if (integers.length === 0) return validate;
+  const checked = ((data: unknown, context?: unknown) => {
+    const values = (data ?? {}) as Record<string, unknown>;
+    const errors = integers.filter((name) => [values[name]].flat().some((value) => typeof value === 'string' && !DECIMAL.test(value)))
+      .map((name): ErrorObject => ({
+        instancePath: `/${name}`, schemaPath: `#/properties/${name}`, keyword: 'pattern', params: { pattern: DECIMAL.source },
+        message: 'must be a whole number in decimal digits',
+      }));
+    if (errors.length) {
+      checked.errors = errors;
+      return false;
+    }
+    const valid = validate(data, context as Parameters<ValidateFunction>[1]);
+    checked.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction;
+  // Fastify hands Ajv's own validators the request as the parent, so a coerced root can be replaced.
+  Object.assign(checked, { schema: validate.schema, schemaEnv: validate.schemaEnv });
+  return checked;
+}
+
+function isInteger(schema: JsonSchema): boolean {
+  return schema.type === 'integer' || (Array.isArray(schema.type) && schema.type.includes('integer')) || (schema.anyOf ?? []).some(isInteger);
 }
 
 /** No request schema goes near this deep; JSON nested thousands deep is only ever an attack on recursion. */

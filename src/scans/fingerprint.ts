@@ -17,6 +17,58 @@ export function fingerprintAll(findings: readonly NormalisedFinding[]): string[]
   });
 }
 
+/** The findings of one analysis by fingerprint, a result the tool repeated counted rather than kept twice. */
+export interface DistinctFindings {
+  findings: Map<string, NormalisedFinding>;
+  /** Fingerprints reported more than once, with how many times; absent means once. */
+  repeats: Map<string, number>;
+}
+
+/**
+ * fingerprintAll, except that a result the tool repeats (same identity, lines, message and severity:
+ * nothing a reader could tell apart) is one finding with a count, not a second finding under the
+ * next ordinal. Ordinals then number only distinct occurrences, so a tool that stops repeating
+ * itself moves no other finding's identity. Only findings whose identity was already seen are
+ * compared, so a log without repeats costs what fingerprintAll does.
+ */
+export function fingerprintDistinct(findings: readonly NormalisedFinding[]): DistinctFindings {
+  // Per identity, the index of its first occurrence, or of each distinct one once it has several:
+  // plain numbers, as this runs once per result.
+  const seen = new Map<string, number | number[]>();
+  const fingerprints: string[] = [];
+  const out: DistinctFindings = { findings: new Map(), repeats: new Map() };
+  for (let index = 0; index < findings.length; index++) {
+    const finding = findings[index]!;
+    const base = identity(finding);
+    const earlier = seen.get(base);
+    let fingerprint: string;
+    if (earlier === undefined) {
+      seen.set(base, index);
+      fingerprint = hash('sha256', base).slice(0, 40);
+    } else {
+      const group = typeof earlier === 'number' ? [earlier] : earlier;
+      const repeated = group.find((i) => sameOccurrence(findings[i]!, finding));
+      if (repeated !== undefined) {
+        const first = fingerprints[repeated]!;
+        out.repeats.set(first, (out.repeats.get(first) ?? 1) + 1);
+        fingerprints.push(first);
+        continue;
+      }
+      fingerprint = hash('sha256', `${base}\u0000#${group.length}`).slice(0, 40);
+      group.push(index);
+      seen.set(base, group);
+    }
+    fingerprints.push(fingerprint);
+    out.findings.set(fingerprint, finding);
+  }
+  return out;
+}
+
+function sameOccurrence(a: NormalisedFinding, b: NormalisedFinding): boolean {
+  return a.startLine === b.startLine && a.endLine === b.endLine && a.message === b.message && a.severity === b.severity
+    && a.packageVersion === b.packageVersion && a.commitSha === b.commitSha && a.kind === b.kind;
+}
+
 function identity(finding: NormalisedFinding): string {
   const detail = finding.fingerprint ?? normaliseMessage(finding.message);
   return [finding.ruleId, finding.filePath ?? '', detail].join('\u0000');

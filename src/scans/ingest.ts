@@ -3,7 +3,7 @@ import type { Db } from '../db/index.js';
 import type { NormalisedAnalysis, NormalisedFinding, NormalisedScan, ScanFormat } from './parsers/types.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
-import { fingerprintAll } from './fingerprint.js';
+import { fingerprintDistinct, type DistinctFindings } from './fingerprint.js';
 import { holdsClaim } from './upload-store.js';
 import { refreshRefState, refreshRefTotals } from './status-store.js';
 import { trackingStore, type ExistingFinding, type NewFinding, type TrackingStore } from './tracking-store.js';
@@ -38,8 +38,9 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
     const total: ImportCounts = { new: 0, fixed: 0, reopened: 0, unchanged: 0, findings: 0, components: 0 };
     const vsBase: VsBase = { new: 0, fixed: 0 };
     for (const analysis of scan.analyses) {
-      const incoming = dedupe(analysis.findings);
-      const counts = await applyAnalysis(store, upload, ref, scan.format, analysis, incoming);
+      const distinct = fingerprintDistinct(analysis.findings);
+      const incoming = distinct.findings;
+      const counts = await applyAnalysis(store, upload, ref, scan.format, analysis, distinct);
       for (const key of Object.keys(total) as (keyof ImportCounts)[]) total[key] += counts[key];
       if (pullRequest) {
         const against = await compareWithBase(store, base, upload, scan.format, analysis, incoming);
@@ -65,9 +66,10 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
 }
 
 async function applyAnalysis(
-  store: TrackingStore, upload: UploadRow, ref: RefRow, format: ScanFormat, parsed: NormalisedAnalysis, incoming: Map<string, NormalisedFinding>,
+  store: TrackingStore, upload: UploadRow, ref: RefRow, format: ScanFormat, parsed: NormalisedAnalysis, distinct: DistinctFindings,
 ): Promise<ImportCounts> {
   const at = now();
+  const incoming = distinct.findings;
   const current = await store.analysis(ref.id, parsed.tool.name, upload.category, format);
   const counts: ImportCounts = { new: 0, fixed: 0, reopened: 0, unchanged: 0, findings: incoming.size, components: parsed.components.length };
   // An older upload processed after a newer one must not roll the analysis back.
@@ -83,7 +85,7 @@ async function applyAnalysis(
     });
   }
   const existing = current ? await store.existingFindings(analysisId) : [];
-  const diff = await trackFindings(store, upload, ref.id, analysisId, incoming, existing, at);
+  const diff = await trackFindings(store, upload, ref.id, analysisId, distinct, existing, at);
   Object.assign(counts, diff);
   const dependsOn = new Map(parsed.dependencies.map((d) => [d.ref, d.dependsOn]));
   await store.replaceComponents(analysisId, parsed.components.map((c) => ({
@@ -121,7 +123,7 @@ async function compareWithBase(
 
 async function trackFindings(
   store: TrackingStore, upload: UploadRow, refId: string, analysisId: string,
-  incoming: Map<string, NormalisedFinding>, existing: ExistingFinding[], at: string,
+  { findings: incoming, repeats }: DistinctFindings, existing: ExistingFinding[], at: string,
 ): Promise<Pick<ImportCounts, 'new' | 'fixed' | 'reopened' | 'unchanged'>> {
   const known = new Map(existing.map((f) => [f.fingerprint, f]));
   const fixedIds = existing.filter((f) => f.state === 'open' && !incoming.has(f.fingerprint)).map((f) => f.id);
@@ -130,13 +132,14 @@ async function trackFindings(
   let unchanged = 0;
   for (const [fingerprint, finding] of incoming) {
     const before = known.get(fingerprint);
+    const occurrences = repeats.get(fingerprint) ?? 1;
     if (!before) {
-      inserts.push(newFindingRow(upload, refId, analysisId, fingerprint, finding, at));
+      inserts.push(newFindingRow(upload, refId, analysisId, fingerprint, finding, occurrences, at));
       continue;
     }
     if (before.state === 'fixed') reopenedIds.push(before.id);
     else unchanged++;
-    if (detailsChanged(before, finding)) await store.updateFinding(before.id, { ...details(finding), updated_at: at });
+    if (detailsChanged(before, finding, occurrences)) await store.updateFinding(before.id, { ...details(finding, occurrences), updated_at: at });
   }
   await store.insertFindings(inserts);
   await store.setState(fixedIds, { state: 'fixed', fixed_at: at, fixed_upload_id: upload.id, updated_at: at });
@@ -144,32 +147,27 @@ async function trackFindings(
   return { new: inserts.length, fixed: fixedIds.length, reopened: reopenedIds.length, unchanged };
 }
 
-function dedupe(findings: NormalisedFinding[]): Map<string, NormalisedFinding> {
-  const fingerprints = fingerprintAll(findings);
-  const out = new Map<string, NormalisedFinding>();
-  findings.forEach((finding, i) => {
-    if (!out.has(fingerprints[i]!)) out.set(fingerprints[i]!, finding);
-  });
-  return out;
-}
-
-function details(f: NormalisedFinding) {
+function details(f: NormalisedFinding, occurrences: number) {
   return {
     rule_name: f.ruleName, message: f.message, severity: f.severity, severity_rank: SEVERITY_RANK[f.severity],
     level: f.level, kind: f.kind, file_path: f.filePath, start_line: f.startLine, end_line: f.endLine,
     package_name: f.packageName, package_version: f.packageVersion, purl: f.purl, help_uri: f.helpUri,
+    commit_sha: f.commitSha, occurrences,
   };
 }
 
-function detailsChanged(before: ExistingFinding, f: NormalisedFinding): boolean {
+function detailsChanged(before: ExistingFinding, f: NormalisedFinding, occurrences: number): boolean {
   return before.severity !== f.severity || before.message !== f.message || before.start_line !== f.startLine
-    || before.end_line !== f.endLine || before.file_path !== f.filePath || before.rule_name !== f.ruleName;
+    || before.end_line !== f.endLine || before.file_path !== f.filePath || before.rule_name !== f.ruleName
+    || before.commit_sha !== f.commitSha || before.occurrences !== occurrences;
 }
 
-function newFindingRow(upload: UploadRow, refId: string, analysisId: string, fingerprint: string, f: NormalisedFinding, at: string): NewFinding {
+function newFindingRow(
+  upload: UploadRow, refId: string, analysisId: string, fingerprint: string, f: NormalisedFinding, occurrences: number, at: string,
+): NewFinding {
   return {
     id: newId(), repository_id: upload.repository_id, ref_id: refId, analysis_id: analysisId, fingerprint, rule_id: f.ruleId,
-    ...details(f), state: 'open', first_upload_id: upload.id, created_at: at, updated_at: at, fixed_at: null, reopened_at: null,
+    ...details(f, occurrences), state: 'open', first_upload_id: upload.id, created_at: at, updated_at: at, fixed_at: null, reopened_at: null,
     fixed_upload_id: null, reopened_upload_id: null,
   };
 }

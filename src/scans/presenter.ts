@@ -53,6 +53,7 @@ export function presentFinding(row: FindingWithAnalysis): FindingJson {
     id: row.id, repository_id: row.repository_id, tool: row.tool, category: row.category, format: row.format,
     rule_id: row.rule_id, rule_name: row.rule_name, message: row.message, severity: row.severity as 'high', level: row.level, kind: row.kind,
     state: row.state as 'open', file_path: row.file_path, start_line: row.start_line, end_line: row.end_line,
+    commit_sha: row.commit_sha, occurrences: row.occurrences,
     package: row.package_name ? { name: row.package_name, version: row.package_version, purl: row.purl } : null,
     // Rows stored before links were checked at parse time are checked here too.
     help_uri: httpLink(row.help_uri), fingerprint: row.fingerprint, first_upload_id: row.first_upload_id,

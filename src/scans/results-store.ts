@@ -110,9 +110,10 @@ export type ResultsStore = ReturnType<typeof resultsStore>;
 
 /**
  * The same fingerprint open in `refId`'s analysis of the listed finding's tool, category and format
- * (through the analysis's unique identity and findings_identity, one probe each).
+ * (through the analysis's unique identity and findings_identity, one probe each). The gate's
+ * fail_on_new for a pull request asks the same question.
  */
-function openInSameAnalysisOf(eb: ExpressionBuilder<Database & { findings: FindingsTable; analyses: AnalysesTable }, 'findings' | 'analyses'>, refId: string) {
+export function openInSameAnalysisOf(eb: ExpressionBuilder<Database & { findings: FindingsTable; analyses: AnalysesTable }, 'findings' | 'analyses'>, refId: string) {
   return eb.selectFrom('analyses as other').innerJoin('findings as same', 'same.analysis_id', 'other.id')
     .select(sql.lit(1).as('one'))
     .where('other.ref_id', '=', refId).whereRef('other.tool', '=', 'analyses.tool')

@@ -83,6 +83,8 @@ export const FindingSchema = Type.Object({
   file_path: Nullable(Type.String()),
   start_line: Nullable(Type.Integer()),
   end_line: Nullable(Type.Integer()),
+  commit_sha: Nullable(Type.String({ description: 'The commit the report names for this finding (Gitleaks: the commit a secret was found in).' })),
+  occurrences: Type.Integer({ minimum: 1, description: 'How many times the tool reported this same result (same rule, place, lines and message) in the upload that last saw it; a repeat is counted, not listed twice.' }),
   package: Nullable(Type.Object({ name: Type.String(), version: Nullable(Type.String()), purl: Nullable(Type.String()) })),
   help_uri: Nullable(Type.String()),
   fingerprint: Type.String(),

@@ -1,4 +1,4 @@
-import type { Insertable, Transaction } from 'kysely';
+import type { Insertable, Selectable, Transaction, Updateable } from 'kysely';
 import type { AnalysesTable, ComponentsTable, Database, FindingsTable, RefRow, UploadRow } from '../db/schema.js';
 import type { Db } from '../db/index.js';
 import { bulkInsert, type PgColumnType } from '../db/bulk-insert.js';
@@ -12,7 +12,7 @@ const FINDING_COLUMNS: Record<keyof FindingsTable, PgColumnType> = {
   message: 'text', severity: 'text', severity_rank: 'integer', level: 'text', kind: 'text', file_path: 'text', start_line: 'integer',
   end_line: 'integer', package_name: 'text', package_version: 'text', purl: 'text', help_uri: 'text', state: 'text',
   first_upload_id: 'text', created_at: 'timestamptz', updated_at: 'timestamptz', fixed_at: 'timestamptz', reopened_at: 'timestamptz',
-  fixed_upload_id: 'text', reopened_upload_id: 'text',
+  fixed_upload_id: 'text', reopened_upload_id: 'text', commit_sha: 'text', occurrences: 'integer',
 };
 
 const COMPONENT_COLUMNS: Record<keyof ComponentsTable, PgColumnType> = {
@@ -20,7 +20,7 @@ const COMPONENT_COLUMNS: Record<keyof ComponentsTable, PgColumnType> = {
   purl: 'text', type: 'text', licenses: 'text', hashes: 'text', depends_on: 'text',
 };
 
-export type ExistingFinding = Pick<FindingsTable, 'id' | 'fingerprint' | 'state' | 'severity' | 'message' | 'start_line' | 'end_line' | 'file_path' | 'rule_name'>;
+export type ExistingFinding = Pick<Selectable<FindingsTable>, 'id' | 'fingerprint' | 'state' | 'severity' | 'message' | 'start_line' | 'end_line' | 'file_path' | 'rule_name' | 'commit_sha' | 'occurrences'>;
 export type NewFinding = Insertable<FindingsTable>;
 export type NewComponent = Insertable<ComponentsTable>;
 
@@ -91,19 +91,19 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
 
     existingFindings(analysisId: string): Promise<ExistingFinding[]> {
       return trx.selectFrom('findings')
-        .select(['id', 'fingerprint', 'state', 'severity', 'message', 'start_line', 'end_line', 'file_path', 'rule_name'])
+        .select(['id', 'fingerprint', 'state', 'severity', 'message', 'start_line', 'end_line', 'file_path', 'rule_name', 'commit_sha', 'occurrences'])
         .where('analysis_id', '=', analysisId).execute();
     },
 
     insertFindings: (rows: NewFinding[]) => bulkInsert(target, 'findings', FINDING_COLUMNS, rows),
 
-    async setState(ids: string[], values: Partial<FindingsTable>): Promise<void> {
+    async setState(ids: string[], values: Updateable<FindingsTable>): Promise<void> {
       for (let i = 0; i < ids.length; i += CHUNK) {
         await trx.updateTable('findings').set(values).where('id', 'in', ids.slice(i, i + CHUNK)).execute();
       }
     },
 
-    async updateFinding(id: string, values: Partial<FindingsTable>): Promise<void> {
+    async updateFinding(id: string, values: Updateable<FindingsTable>): Promise<void> {
       await trx.updateTable('findings').set(values).where('id', '=', id).execute();
     },
 

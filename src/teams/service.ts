@@ -3,7 +3,7 @@ import type { AuditStore } from '../audit/store.js';
 import type { TeamRow } from '../db/schema.js';
 import type { Page } from '../db/page.js';
 import type { InTransaction } from '../db/transaction.js';
-import { badRequest, notFound } from '../problem.js';
+import { notFound, refuseIds } from '../problem.js';
 import { conflictOnDuplicate } from '../db/errors.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
@@ -36,8 +36,7 @@ export function teamService(teams: TeamStore, policy: Policy, inTransaction: InT
   async function checkMembers(tx: TeamTx, orgId: string, userIds: string[]): Promise<string[]> {
     if (!(await tx.orgs.lock(orgId))) throw notFound('The organization');
     const inOrg = await tx.members.membersAmong(orgId, userIds);
-    const errors = userIds.flatMap((id, i) => (inOrg.has(id) ? [] : [{ path: `/members/${i}`, message: 'is not a member of this organization' }]));
-    if (errors.length) throw badRequest('Team members must be members of the organization.', errors);
+    refuseIds('Team members must be members of the organization.', 'members', userIds, inOrg, 'is not a member of this organization');
     return [...new Set(userIds)];
   }
 

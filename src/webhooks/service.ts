@@ -4,7 +4,7 @@ import type { WebhookDeliveryRow, WebhookRow } from '../db/schema.js';
 import type { Page } from '../db/page.js';
 import type { Severity } from '../scans/parsers/types.js';
 import type { Policy } from '../policy.js';
-import { badRequest, conflict, notFound, type FieldError } from '../problem.js';
+import { badRequest, conflict, idErrors, notFound, type FieldError } from '../problem.js';
 import { newId } from '../db/ids.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import { now } from '../db/time.js';
@@ -44,9 +44,7 @@ export function webhookService({ store, policy, audit, allowPrivate, onQueued }:
     }
     if (settings.repositoryIds) {
       const inOrg = await store.reposInOrg(orgId, settings.repositoryIds);
-      settings.repositoryIds.forEach((id, i) => {
-        if (!inOrg.has(id)) errors.push({ path: `/repository_ids/${i}`, message: 'is not a repository of this organization' });
-      });
+      errors.push(...idErrors('repository_ids', settings.repositoryIds, inOrg, 'is not a repository of this organization'));
     }
     if (errors.length) throw badRequest('The webhook settings are not valid.', errors);
   }

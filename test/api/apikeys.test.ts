@@ -97,6 +97,31 @@ describe.each(DB_KINDS)('API keys on %s', (kind) => {
     }
   });
 
+  it('refuses org_ids that name no organization the user may narrow a key to, naming each', async () => {
+    const post = (headers: { cookie: string }, orgIds: string[]) => t.request({ method: 'POST', url: '/api/v1/apikeys', headers, payload: { name: 'narrow', org_ids: orgIds } });
+    const mine = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie }, payload: { name: 'kims' } })).json().id;
+    const stranger = await t.user('sten');
+    const theirs = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie: stranger.cookie }, payload: { name: 'stens' } })).json().id;
+
+    // Another's org and no org at all read alike, so a key request never tells which orgs exist.
+    const member = await post({ cookie }, [mine, theirs, 'no-such-org']);
+    expect(member.statusCode).toBe(400);
+    expect(member.json().detail).toContain(`${theirs}, no-such-org`);
+    expect(member.json().errors).toEqual([
+      { path: '/org_ids/1', message: `"${theirs}" is not an organization you belong to` },
+      { path: '/org_ids/2', message: '"no-such-org" is not an organization you belong to' },
+    ]);
+
+    // A site administrator reaches every org, but not one that does not exist.
+    const admin = await t.user('ada', { admin: true });
+    const refused = await post({ cookie: admin.cookie }, [theirs, 'no-such-org']);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().errors).toEqual([{ path: '/org_ids/1', message: '"no-such-org" is not an organization' }]);
+    const narrowed = await post({ cookie: admin.cookie }, [theirs, mine]);
+    expect(narrowed.statusCode, narrowed.body).toBe(201);
+    expect(narrowed.json().org_ids).toEqual([theirs, mine]);
+  });
+
   it("loses access to an org the moment its user is removed from it, and never reaches beyond the user's orgs", async () => {
     const owner = await t.user('olga');
     const worker = await t.user('walt');

@@ -29,12 +29,14 @@ describe.each(DB_KINDS)('every corpus file through the upload API on %s', (kind)
     expect(res.json().format).toBe(expected.format);
     await t.drain();
     const upload = (await t.request({ url: `/api/v1/uploads/${res.json().id}`, headers: { cookie } })).json();
-    expect(upload).toMatchObject({ status: 'complete', tools: expected.tools, counts: { findings: expected.findings, components: expected.components, new: expected.findings } });
+    const stored = expected.findings - (expected.repeats ?? 0);
+    expect(upload).toMatchObject({ status: 'complete', tools: expected.tools, counts: { findings: stored, components: expected.components, new: stored } });
     const status = (await t.request({ url: `/api/v1/repos/${repo}/status`, headers: { cookie } })).json();
     expect(status).toMatchObject({ state: 'complete', components: expected.components });
-    expect(status.findings.open).toBe(expected.findings);
+    expect(status.findings.open).toBe(stored);
     const findings = await t.request({ url: `/api/v1/repos/${repo}/findings?per_page=1`, headers: { cookie } });
     expect(Number(findings.headers['x-total-count'])).toBe(status.findings.open);
-    if (file.includes('kics')) expect(findings.json()[0]).toMatchObject({ kind: 'fail', tool: 'KICS' });
+    // KICS reports its one finding twice, word for word: one finding, reported twice.
+    if (file.includes('kics')) expect(findings.json()[0]).toMatchObject({ kind: 'fail', tool: 'KICS', occurrences: 2 });
   });
 });

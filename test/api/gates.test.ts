@@ -161,6 +161,44 @@ describe.each(DB_KINDS)('policies and gates on %s', (kind) => {
       await putOrgPolicy({});
     });
 
+    it('judges a pull request\'s new findings against its base branch, not its previous push', async () => {
+      const repoId = await newRepo();
+      await putRepoPolicy(repoId, { fail_on_new: 'high' });
+      const onMain = sarifLog([{ rule: 'known', file: 'src/a.ts', securitySeverity: CRITICAL }]);
+      expect((await processed(repoId, onMain)).gate.status).toBe('fail');
+      const pr = async (specs: SarifResultSpec[]) => {
+        const res = await t.request({
+          method: 'POST', url: `/api/v1/repos/${repoId}/upload?ref=refs/pull/7/merge&base_ref=main`,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream' }, payload: sarifLog(specs),
+        });
+        expect(res.statusCode, res.body).toBe(202);
+        await t.drain();
+        return (await t.request({ url: `/api/v1/uploads/${res.json().id}`, headers: as(member.cookie) })).json();
+      };
+      const known = { rule: 'known', file: 'src/a.ts', securitySeverity: CRITICAL };
+      const brought = { rule: 'brought', file: 'src/b.ts', line: 3, securitySeverity: HIGH };
+
+      // The first push carries main's critical: new to the pull request's own analysis, not brought by it.
+      const first = await pr([known]);
+      expect(first.changes.new.critical).toBe(1);
+      expect(first.gate).toEqual({ status: 'pass', violations: [] });
+
+      const second = await pr([known, brought]);
+      expect(second.gate.status).toBe('fail');
+      expect(second.gate.violations).toEqual([expect.objectContaining({ rule: 'fail_on_new', count: 1, examples: ['brought at src/b.ts:3'] })]);
+      expect(second.gate.violations[0].message).toContain('not open on main');
+
+      // Nothing changed since the previous push, but the pull request still brings the high one.
+      const third = await pr([known, brought]);
+      expect(third.counts.new).toBe(0);
+      expect(third.vs_base).toEqual({ new: 1, fixed: 0 });
+      expect(third.gate.status).toBe('fail');
+
+      // Once main has it too, the pull request brings nothing.
+      await processed(repoId, sarifLog([known, brought]));
+      expect((await pr([known, brought])).gate).toEqual({ status: 'pass', violations: [] });
+    });
+
     it('follows a repository policy over its organization\'s', async () => {
       const repoId = await newRepo();
       await putOrgPolicy({ fail_on_new: 'high' });

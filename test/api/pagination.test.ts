@@ -82,10 +82,36 @@ describe.each(DB_KINDS)('pagination on %s', (kind) => {
     ['per_page=abc', '/query/per_page'],
     ['page=-1', '/query/page'],
     ['page=1.5', '/query/page'],
+    // Numbers JavaScript reads but a person did not write as a page number: never page 16, 10 or 1.
+    ['page=0x10', '/query/page'],
+    ['page=1e1', '/query/page'],
+    ['page=%201', '/query/page'],
+    ['page=1%20', '/query/page'],
+    ['page=%2B1', '/query/page'],
+    ['page=1.0', '/query/page'],
+    ['page=', '/query/page'],
+    ['per_page=0b11', '/query/per_page'],
+    ['per_page=0o7', '/query/per_page'],
+    ['per_page=%EF%BC%91', '/query/per_page'],
+    ['page=1&page=0x10', '/query/page'],
   ])('answers %s with 400 naming the parameter', async (query, path) => {
     const res = await t.request({ url: `/api/v1/orgs?${query}`, headers: { cookie } });
     expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.json<Problem>().errors?.map((e) => e.path)).toContain(path);
+  });
+
+  it('holds every integer query parameter to decimal digits, not only the page ones', async () => {
+    const res = await t.request({ url: '/api/v1/uploads/no-such-upload?wait=0x3', headers: { cookie } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json<Problem>().errors).toEqual([{ path: '/query/wait', message: 'must be a whole number in decimal digits' }]);
+    expect((await t.request({ url: '/api/v1/uploads/no-such-upload?wait=3', headers: { cookie } })).statusCode).toBe(404);
+  });
+
+  it('reads plain decimal digits, leading zeros included, as the number they spell', async () => {
+    const res = await t.request({ url: '/api/v1/orgs?page=02&per_page=05', headers: { cookie } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect([res.headers['x-page'], res.headers['x-per-page']]).toEqual(['2', '5']);
   });
 
   it('clamps per_page above 100 to 100 and defaults to 30', async () => {

@@ -45,9 +45,10 @@ describe.each(DB_KINDS)('teams on %s', (kind) => {
     const res = await api.call(owner.cookie, 'POST', `/api/v1/orgs/${org.id}/teams`, { name: 'Mixed', members: [ann.user.id, outsider.user.id, 'no-such-user'] });
     expect(res.statusCode).toBe(400);
     expect(res.json<Problem>().errors).toEqual([
-      { path: '/members/1', message: 'is not a member of this organization' },
-      { path: '/members/2', message: 'is not a member of this organization' },
+      { path: '/members/1', message: `"${outsider.user.id}" is not a member of this organization` },
+      { path: '/members/2', message: '"no-such-user" is not a member of this organization' },
     ]);
+    expect(res.json<Problem>().detail).toContain(`${outsider.user.id}, no-such-user`);
     const list = (await api.call(owner.cookie, 'GET', `/api/v1/orgs/${org.id}/teams?per_page=100`)).json<Team[]>();
     expect(list.map((team) => team.name)).not.toContain('Mixed');
   });
@@ -70,7 +71,7 @@ describe.each(DB_KINDS)('teams on %s', (kind) => {
     expect(emptied.json()).toMatchObject({ members: [] });
     const bad = await api.call(owner.cookie, 'PUT', `/api/v1/teams/${team.id}`, { members: [outsider.user.id] });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json<Problem>().errors).toEqual([{ path: '/members/0', message: 'is not a member of this organization' }]);
+    expect(bad.json<Problem>().errors).toEqual([{ path: '/members/0', message: `"${outsider.user.id}" is not a member of this organization` }]);
   });
 
   it.each([

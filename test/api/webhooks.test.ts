@@ -141,6 +141,11 @@ describe.each(DB_KINDS)('webhooks on %s', (kind) => {
       expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
       expect(res.json<{ errors: { path: string }[] }>().errors.map((e) => e.path), JSON.stringify(body)).toContain(path);
     }
+    const named = (await post({ repository_ids: [repoId, foreignRepoId, 'no-such-repo'] })).json<{ errors: unknown[] }>();
+    expect(named.errors).toEqual([
+      { path: '/repository_ids/1', message: `"${foreignRepoId}" is not a repository of this organization` },
+      { path: '/repository_ids/2', message: '"no-such-repo" is not a repository of this organization' },
+    ]);
     const hook = await createHook({ url: 'https://hooks.example.com/x', events: ['upload.completed'] });
     const put = await call(owner.cookie, 'PUT', `/api/v1/orgs/${orgId}/webhooks/${hook.id}`, { url: 'gopher://example.com' });
     expect(put.statusCode).toBe(400);
@@ -273,6 +278,31 @@ describe.each(DB_KINDS)('webhooks on %s', (kind) => {
     const failed = r.received.map(parse).find((e) => e.event === 'upload.failed');
     expect(failed).toMatchObject({ repository: { id: repoId }, data: { upload: { id }, error: expect.any(String) } });
     expect(failed!.data.error.length).toBeGreaterThan(5);
+  });
+
+  it('sends gate.failed when an upload fails its policy, and nothing when it passes', async () => {
+    const gated = (await orgClient(t).createRepo(owner.cookie, orgId, { name: 'gated' })).id;
+    const policy = await call(owner.cookie, 'PUT', `/api/v1/repos/${gated}/policy`, { fail_on_new: 'high' });
+    expect(policy.statusCode, policy.body).toBe(200);
+    const r = await receiver();
+    const chat = await receiver();
+    await createHook({ url: r.url, events: ['gate.failed'], repository_ids: [gated] });
+    await createHook({ url: chat.url, events: ['gate.failed'], format: 'slack', repository_ids: [gated] });
+    await upload(sarifLog([{ rule: 'LOG', file: 'src/a.ts', level: 'warning' }]), gated);
+    const failing = await upload(sarifLog([{ rule: 'LOG', file: 'src/a.ts', level: 'warning' }, { rule: 'SQLI', file: 'src/db.ts', line: 4, level: 'error' }]), gated, '?commit_sha=abcdef1');
+    await runner.deliverDue();
+    expect(r.received.every((x) => x.signatureValid)).toBe(true);
+    expect(r.received.map((x) => x.headers['x-scanyard-event'])).toEqual(['ping', 'gate.failed']);
+    expect(parse(r.received[1]!)).toMatchObject({
+      event: 'gate.failed', repository: { id: gated, name: 'gated' },
+      data: {
+        upload: { id: failing, commit_sha: 'abcdef1' },
+        gate: { status: 'fail', violations: [{ rule: 'fail_on_new', level: 'fail', count: 1, examples: ['SQLI at src/db.ts:4'] }] },
+      },
+    });
+    const message = parse(chat.received.find((x) => x.headers['x-scanyard-event'] === 'gate.failed')!);
+    expect(message.text).toContain('Gate failed in hooked/gated');
+    expect(JSON.stringify(message.blocks)).toContain('This upload brought 1 new or reopened finding of severity high or worse (1 high).');
   });
 
   it('retries a failing receiver with the same delivery id, backing off, and holds the hook’s later events until it succeeds', async () => {

@@ -119,7 +119,7 @@ describe('corpus spot checks', () => {
       'AWS Access Key',
       'AWS Access Key',
     ]);
-    expect(gitleaks.findings[0]).toMatchObject({ startLine: 13, severity: 'medium', level: 'warning' });
+    expect(gitleaks.findings[0]).toMatchObject({ startLine: 13, severity: 'medium', level: 'warning', commitSha: '6d127980966808f7413935678e079dcd7fedf9c2' });
     expect(JSON.stringify(gitleaks.findings)).not.toContain('AKIAIOSFODNN7EXAMPLE');
   });
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/scans/detect.js';
-import { fingerprintAll } from '../../src/scans/fingerprint.js';
+import { fingerprintAll, fingerprintDistinct } from '../../src/scans/fingerprint.js';
 import { GenericFindingsSchema } from '../../src/scans/parsers/findings/generic.js';
 import { parseScan } from '../../src/scans/parsers/index.js';
 import { ParseError, type NormalisedAnalysis } from '../../src/scans/parsers/types.js';
@@ -124,6 +124,11 @@ describe('Trivy JSON', () => {
     const moved = fingerprintAll(analysisOf(secretsAt(14, 21)).findings);
     expect(new Set(before).size).toBe(2);
     expect(moved).toEqual(before);
+    // Collapsing repeats changes no identity where the tool repeated nothing (stored findings keep theirs).
+    expect([...fingerprintDistinct(analysisOf(secretsAt(2, 9)).findings).findings.keys()]).toEqual(before);
+    const repeated = fingerprintDistinct(analysisOf(secretsAt(2, 2, 9)).findings);
+    expect([...repeated.findings.keys()]).toEqual(before);
+    expect([...repeated.repeats]).toEqual([[before[0], 2]]);
   });
 
   it('names a vulnerability without an id', () => {
@@ -207,6 +212,8 @@ describe('Gitleaks JSON', () => {
       'b1e6cba6a4f6e1c7a3c1d1f6e3b8d2a4c5e6f7a8:config/settings.py:aws-access-token:12',
     );
     expect(gitleaks.findings[1]?.message).toBe('Secret found by rule generic-api-key');
+    // The commit a secret was found in is kept; a directory scan names none ("").
+    expect(gitleaks.findings.map((f) => f.commitSha)).toEqual(['b1e6cba6a4f6e1c7a3c1d1f6e3b8d2a4c5e6f7a8', null]);
     const output = JSON.stringify(gitleaks);
     for (const leak of JSON.parse(source) as { Secret: string; Match: string }[]) {
       expect(output).not.toContain(leak.Secret);
@@ -347,6 +354,7 @@ describe('scanyard-findings/1', () => {
       purl: null,
       securitySeverity: null,
       helpUri: 'https://example.com/rules/no-secrets-in-env',
+      commitSha: null,
     });
     expect(generic.findings[1]).toMatchObject({ packageName: 'lodash', packageVersion: '4.17.20', purl: 'pkg:npm/lodash@4.17.20' });
   });

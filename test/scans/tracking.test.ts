@@ -62,6 +62,23 @@ describe.each(DB_KINDS)('findings across uploads on %s', (kind) => {
     expect(lines.map((l) => l.start_line)).toEqual([13, 19]);
   });
 
+  it('keeps one finding with a count for a result the tool repeats, and numbers only distinct ones', async () => {
+    const repo = await seedRepository(db);
+    const rows = () => db.kysely.selectFrom('findings').select(['id', 'start_line', 'occurrences', 'state'])
+      .where('repository_id', '=', repo).orderBy('start_line').execute();
+    const at = (line: number) => ({ rule: 'eval', file: 'a.js', line });
+    const repeating = await upload(repo, [at(3), at(3), at(9), at(3)]);
+    expect(repeating).toMatchObject({ new_count: 2, findings_count: 2 });
+    const first = await rows();
+    expect(first.map((r) => [r.start_line, r.occurrences])).toEqual([[3, 3], [9, 1]]);
+    expect((await statusRow(db, repo))?.open_medium).toBe(2);
+
+    // The tool stops repeating itself: the same two findings, nothing fixed, the count follows.
+    const plain = await upload(repo, [at(3), at(9)]);
+    expect(plain).toMatchObject({ new_count: 0, fixed_count: 0, unchanged_count: 2 });
+    expect(await rows()).toEqual(first.map((r) => ({ ...r, occurrences: 1 })));
+  });
+
   it('treats the same finding in another file as another finding', async () => {
     const repo = await seedRepository(db);
     await upload(repo, [{ rule: 'eval', file: 'a.js', message: 'eval is evil' }]);

@@ -9,6 +9,8 @@ export interface Expected {
   /** One entry per analysis. */
   tools: string[];
   findings: number;
+  /** Results the tool repeats word for word (same rule, place, lines and message): stored once, with a count. */
+  repeats?: number;
   components: number;
   dependencies: number;
 }
@@ -29,7 +31,7 @@ export const EXPECTED: Record<string, Expected> = {
     format: 'sarif', syntax: 'json', tools: ['Gitleaks'], findings: 8, components: 0, dependencies: 0,
   },
   'sarif/kics-github-actions.sarif': {
-    format: 'sarif', syntax: 'json', tools: ['KICS'], findings: 2, components: 0, dependencies: 0,
+    format: 'sarif', syntax: 'json', tools: ['KICS'], findings: 2, repeats: 1, components: 0, dependencies: 0,
   },
   'sarif/semgrep-1.66.2-no-results.sarif': {
     format: 'sarif', syntax: 'json', tools: ['Semgrep'], findings: 0, components: 0, dependencies: 0,

@@ -7,6 +7,7 @@ import * as findingChanges from './0005_finding_changes.js';
 import * as refs from './0006_refs.js';
 import * as gates from './0008_gates.js';
 import * as webhooks from './0009_webhooks.js';
+import * as findingCommitOccurrences from './0012_finding_commit_occurrences.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0006_refs': refs,
   '0008_gates': gates,
   '0009_webhooks': webhooks,
+  '0012_finding_commit_occurrences': findingCommitOccurrences,
 };
 
 export const migrationProvider: MigrationProvider = {

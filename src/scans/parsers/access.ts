@@ -55,6 +55,13 @@ export function line(value: unknown): number | null {
   return n !== undefined && Number.isInteger(n) && n >= 1 ? n : null;
 }
 
+const COMMIT_SHA = /^[0-9a-f]{7,64}$/i;
+
+/** A commit id (7 to 64 hex digits, lowercased); anything else, such as Gitleaks' "" outside git, is none. */
+export function commitSha(value: unknown): string | null {
+  return typeof value === 'string' && COMMIT_SHA.test(value) ? value.toLowerCase() : null;
+}
+
 export function describeType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';

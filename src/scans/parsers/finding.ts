@@ -18,6 +18,7 @@ export function finding(fields: Required & Partial<NormalisedFinding>): Normalis
     purl: null,
     securitySeverity: null,
     helpUri: null,
+    commitSha: null,
     ...fields,
   };
 }

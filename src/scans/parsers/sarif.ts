@@ -1,4 +1,4 @@
-import { describeType, isRecord, line, list, record, text, type JsonRecord } from './access.js';
+import { commitSha, describeType, isRecord, line, list, record, text, type JsonRecord } from './access.js';
 import { analysis, purlParts, safeDecode } from './finding.js';
 import { canonicalToolName } from './tool-name.js';
 import { score, severityFromScore, UNRATED } from './severity.js';
@@ -165,7 +165,8 @@ function toFinding(result: JsonRecord, run: Run): NormalisedFinding | undefined 
 
   // SARIF §3.27.10: results that are not failures default to "none", others to the rule's level.
   const level = text(result.level) ?? (kind !== null && kind !== 'fail' ? 'none' : (rule?.defaultLevel ?? 'warning'));
-  const securitySeverity = score(record(result.properties)?.['security-severity']) ?? rule?.securitySeverity;
+  const properties = record(result.properties);
+  const securitySeverity = score(properties?.['security-severity']) ?? rule?.securitySeverity;
   const severity =
     securitySeverity !== undefined ? severityFromScore(securitySeverity) : (LEVEL_SEVERITY.get(level) ?? UNRATED);
 
@@ -193,6 +194,8 @@ function toFinding(result: JsonRecord, run: Run): NormalisedFinding | undefined 
     purl,
     securitySeverity: securitySeverity ?? null,
     helpUri: rule?.helpUri ?? null,
+    // Gitleaks names the commit a secret was found in: 8.x as a partial fingerprint, 7.x as a property.
+    commitSha: commitSha(record(result.partialFingerprints)?.commitSha) ?? commitSha(properties?.commit),
   };
 }
 

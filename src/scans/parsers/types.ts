@@ -65,6 +65,8 @@ export interface NormalisedFinding {
   purl: string | null;
   securitySeverity: number | null;
   helpUri: string | null;
+  /** The commit the report names for this finding (Gitleaks: where the secret was committed). */
+  commitSha: string | null;
 }
 
 export interface NormalisedComponent {

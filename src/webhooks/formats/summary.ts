@@ -37,6 +37,12 @@ export function summarize(payload: EventPayload, context: RenderContext): Summar
       title = `Upload failed in ${where}`;
       text = String(data.error ?? 'The upload could not be processed.');
       break;
+    case 'gate.failed': {
+      const gate = data.gate as { violations?: { message: string }[] } | undefined;
+      title = `Gate failed in ${where}`;
+      text = (gate?.violations ?? []).map((v) => v.message).join(' ') || 'The upload failed its policy.';
+      break;
+    }
     case 'findings.new':
       title = `${payload.findings?.total ?? 0} new findings in ${where}`;
       text = 'New and reopened findings by severity:';

@@ -2986,6 +2986,9 @@ export interface paths {
                             file_path: string | null;
                             start_line: number | null;
                             end_line: number | null;
+                            commit_sha: string | null;
+                            /** @description How many times the tool reported this same result (same rule, place, lines and message) in the upload that last saw it; a repeat is counted, not listed twice. */
+                            occurrences: number;
                             package: {
                                 name: string;
                                 version: string | null;

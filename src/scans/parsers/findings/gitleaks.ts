@@ -1,11 +1,12 @@
-import { describeType, line, record, requiredText, text } from '../access.js';
+import { commitSha, describeType, line, record, requiredText, text } from '../access.js';
 import { analysis, finding } from '../finding.js';
 import { parseJson } from '../text.js';
 import { FAMILIES, ParseError, type FormatParser, type NormalisedScan } from '../types.js';
 
 /**
  * Gitleaks' JSON report: an array of leaks. Secret, Match and Line hold the leaked value, and
- * Message is a commit message: none of them is ever copied.
+ * Message is a commit message: none of them is ever copied. Commit (the commit a secret was found
+ * in, "" when Gitleaks scanned a directory) is kept.
  */
 export function parseGitleaks(doc: unknown[]): NormalisedScan {
   const result = analysis('Gitleaks', null);
@@ -23,6 +24,7 @@ export function parseGitleaks(doc: unknown[]): NormalisedScan {
         startLine: line(leak?.StartLine),
         endLine: line(leak?.EndLine),
         fingerprint: text(leak?.Fingerprint) ?? null,
+        commitSha: commitSha(leak?.Commit),
       }),
     );
   });
