@@ -209,7 +209,7 @@ describe('Gitleaks JSON', () => {
       ['generic-api-key', 'high', 'deploy/values.yaml', 3, 4],
     ]);
     expect(gitleaks.findings[0]?.fingerprint).toBe(
-      'b1e6cba6a4f6e1c7a3c1d1f6e3b8d2a4c5e6f7a8:config/settings.py:aws-access-token:12',
+      'b1e6cba6a4f6e1c7a3c1d1f6e3b8d2a4c5e6f7a8:config/settings.py:aws-access-token',
     );
     expect(gitleaks.findings[1]?.message).toBe('Secret found by rule generic-api-key');
     // The commit a secret was found in is kept; a directory scan names none ("").
@@ -220,6 +220,20 @@ describe('Gitleaks JSON', () => {
       expect(output).not.toContain(leak.Match);
     }
     expect(output).not.toContain('add settings');
+  });
+
+  it('keeps a secret that moved within its file as the same finding (its Fingerprint names the line)', () => {
+    const leaks = JSON.parse(readFileSync(path.join(FIXTURES, 'gitleaks-8.18.json'), 'utf8')) as Record<string, unknown>[];
+    const moved = leaks.map((leak) => {
+      const by = 7;
+      const startLine = Number(leak.StartLine) + by;
+      const fingerprint = String(leak.Fingerprint).replace(/:\d+$/, `:${startLine}`);
+      return { ...leak, StartLine: startLine, EndLine: Number(leak.EndLine) + by, Fingerprint: fingerprint };
+    });
+    const before = fingerprintAll(analysisOf(JSON.stringify(leaks)).findings);
+    const after = analysisOf(JSON.stringify(moved));
+    expect(after.findings[0]?.startLine).toBe(19);
+    expect(fingerprintAll(after.findings)).toEqual(before);
   });
 
   it('reads an empty report as a clean scan, and refuses other arrays', () => {

@@ -23,12 +23,23 @@ export function parseGitleaks(doc: unknown[]): NormalisedScan {
         filePath: text(leak?.File) ?? null,
         startLine: line(leak?.StartLine),
         endLine: line(leak?.EndLine),
-        fingerprint: text(leak?.Fingerprint) ?? null,
+        fingerprint: withoutLine(text(leak?.Fingerprint), line(leak?.StartLine)),
         commitSha: commitSha(leak?.Commit),
       }),
     );
   });
   return { format: 'findings', analyses: [result] };
+}
+
+/**
+ * Gitleaks' Fingerprint is `commit:file:rule:line` (`file:rule:line` for a directory scan). The line
+ * is dropped, so a secret that moves within its file stays one finding (docs/architecture.md,
+ * "Findings identity"); two secrets of one rule in one file are told apart by their order.
+ */
+function withoutLine(fingerprint: string | undefined, startLine: number | null): string | null {
+  if (fingerprint === undefined) return null;
+  const suffix = `:${startLine}`;
+  return startLine !== null && fingerprint.endsWith(suffix) ? fingerprint.slice(0, -suffix.length) : fingerprint;
 }
 
 export const gitleaks: FormatParser = {
