@@ -34,8 +34,22 @@ if (wanted('mixed')) {
 }
 if (sections.length) {
   const file = path.resolve(import.meta.dirname, '../BENCHMARKS.md');
-  fs.writeFileSync(file, `${header()}\n${sections.join('\n')}`);
+  fs.writeFileSync(file, `${header()}\n${keepOthers(file, sections).join('\n')}`);
   log(`written to ${path.relative(process.cwd(), file)}`);
+}
+
+/**
+ * Running one part replaces that part's section and keeps the others as they were (each names the
+ * date and commit it was measured at), so measuring ingest alone does not throw away the API figures.
+ */
+function keepOthers(file: string, fresh: string[]): string[] {
+  if (parts.length === 0 || !fs.existsSync(file)) return fresh;
+  const title = (section: string) => section.split('\n', 1)[0];
+  const old = fs.readFileSync(file, 'utf8').split(/^(?=## )/m).slice(1);
+  const stamp = fs.readFileSync(file, 'utf8').match(/^- Date: (.*)$\n^- Commit: (.*)$/m);
+  const byTitle = new Map(old.map((section) => [title(section), stamp && !section.includes('(Measured ') ? section.replace(/\n*$/, `\n\n(Measured ${stamp[1]} at ${stamp[2]}.)\n`) : section]));
+  for (const section of fresh) byTitle.set(title(section), section);
+  return [...byTitle.values()];
 }
 process.exit(0);
 
