@@ -113,21 +113,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   await app.register(healthRoutes, { db });
   await app.register(authRoutes, { config, services });
-  await app.register(meRoutes, { prefix: '/api/v1', services });
-  await app.register(apiKeyRoutes, { prefix: '/api/v1', services });
-  await app.register(orgRoutes, { prefix: '/api/v1', services });
-  await app.register(memberRoutes, { prefix: '/api/v1', services });
-  await app.register(repoRoutes, { prefix: '/api/v1', services });
-  await app.register(teamRoutes, { prefix: '/api/v1', services });
-  await app.register(userSearchRoutes, { prefix: '/api/v1', services });
-  await app.register(scanRoutes, { prefix: '/api/v1', services });
-  await app.register(refRoutes, { prefix: '/api/v1', services });
-  await app.register(auditRoutes, { prefix: '/api/v1', services });
-  await app.register(analysisRoutes, { prefix: '/api/v1', services });
-  await app.register(gateRoutes, { prefix: '/api/v1', services });
-  await app.register(badgeTokenRoutes, { prefix: '/api/v1', services });
+  const apiRoutes = [
+    meRoutes, apiKeyRoutes, orgRoutes, memberRoutes, repoRoutes, teamRoutes, userSearchRoutes, scanRoutes,
+    refRoutes, auditRoutes, analysisRoutes, gateRoutes, badgeTokenRoutes, webhookRoutes,
+  ];
+  for (const routes of apiRoutes) await app.register(routes, { prefix: '/api/v1', services });
   await app.register(badgeRoutes, { services });
-  await app.register(webhookRoutes, { prefix: '/api/v1', services });
   // Last: its wildcard serves the web UI for whatever no route above answers.
   await app.register(webUi);
 

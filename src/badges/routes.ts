@@ -26,19 +26,17 @@ export const badgeRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
   const badges = services.badgeService;
   const send = (svg: string) => ({ svg, headers: { 'content-type': 'image/svg+xml; charset=utf-8', 'cache-control': 'max-age=300' } });
 
-  app.get('/badge/:repo_id/findings.svg', {
-    config: { auth: 'none' },
-    schema: { tags, summary: 'Open findings of a repository, coloured by the worst severity', params: BadgeParams, querystring: BadgeQuery, response: { 200: SVG, ...problems(400, 404) } },
-  }, async (request, reply) => {
-    const { svg, headers } = send(await badges.findingsSvg(request.params.repo_id, request.query.token));
-    return reply.headers(headers).send(svg);
-  });
-
-  app.get('/badge/:repo_id/gate.svg', {
-    config: { auth: 'none' },
-    schema: { tags, summary: "A repository's gate now: passing, warning or failing", params: BadgeParams, querystring: BadgeQuery, response: { 200: SVG, ...problems(400, 404) } },
-  }, async (request, reply) => {
-    const { svg, headers } = send(await badges.gateSvg(request.params.repo_id, request.query.token));
-    return reply.headers(headers).send(svg);
-  });
+  const kinds = {
+    findings: { summary: 'Open findings of a repository, coloured by the worst severity', svg: badges.findingsSvg },
+    gate: { summary: "A repository's gate now: passing, warning or failing", svg: badges.gateSvg },
+  };
+  for (const [kind, { summary, svg: render }] of Object.entries(kinds)) {
+    app.get(`/badge/:repo_id/${kind}.svg`, {
+      config: { auth: 'none' },
+      schema: { tags, summary, params: BadgeParams, querystring: BadgeQuery, response: { 200: SVG, ...problems(400, 404) } },
+    }, async (request, reply) => {
+      const { svg, headers } = send(await render(request.params.repo_id, request.query.token));
+      return reply.headers(headers).send(svg);
+    });
+  }
 };

@@ -43,15 +43,7 @@ export const CreateWebhookBody = Type.Object({
 }, { additionalProperties: false, description: 'min_severity defaults to info, format to json, active to true. A ping is delivered at once.' });
 export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
 
-export const UpdateWebhookBody = Type.Object({
-  url: Type.Optional(Url),
-  secret: Type.Optional(Secret),
-  events: Type.Optional(Events),
-  min_severity: Type.Optional(MinSeverity),
-  format: Type.Optional(Format),
-  active: Type.Optional(Type.Boolean()),
-  repository_ids: Type.Optional(RepositoryIds),
-}, { additionalProperties: false, description: 'Fields left out keep their value.' });
+export const UpdateWebhookBody = Type.Partial(CreateWebhookBody, { additionalProperties: false, description: 'Fields left out keep their value.' });
 export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
 
 export const DeliverySchema = Type.Object({

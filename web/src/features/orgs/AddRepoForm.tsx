@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { messageOf } from '../../api/client';
 import { useAddRepo } from '../repos/api';
+import { TextField } from '../../components/Field';
 
 export function AddRepoForm({ orgId, onCancel }: { orgId: string; onCancel: () => void }) {
   const [name, setName] = useState('');
@@ -25,18 +26,9 @@ export function AddRepoForm({ orgId, onCancel }: { orgId: string; onCancel: () =
     <form className="card form" onSubmit={submit} aria-labelledby="add-repo-title">
       <h2 id="add-repo-title" className="card-title">Add a repository</h2>
       <div className="form-grid">
-        <div className="field">
-          <label htmlFor="repo-name">Name</label>
-          <input id="repo-name" className="input" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} placeholder="payments-api" autoComplete="off" />
-        </div>
-        <div className="field">
-          <label htmlFor="repo-url">URL on the forge <span className="muted">(optional)</span></label>
-          <input id="repo-url" className="input" type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://git.example.com/team/payments-api" />
-        </div>
-        <div className="field">
-          <label htmlFor="repo-branch">Default branch <span className="muted">(optional)</span></label>
-          <input id="repo-branch" className="input" value={branch} onChange={(e) => setBranch(e.target.value)} placeholder="main" autoComplete="off" />
-        </div>
+        <TextField id="repo-name" label="Name" required maxLength={200} value={name} onChange={setName} placeholder="payments-api" autoComplete="off" />
+        <TextField id="repo-url" label="URL on the forge" optional type="url" value={url} onChange={setUrl} placeholder="https://git.example.com/team/payments-api" />
+        <TextField id="repo-branch" label="Default branch" optional value={branch} onChange={setBranch} placeholder="main" autoComplete="off" />
       </div>
       {add.isError && <div className="notice notice-error" role="alert">{messageOf(add.error)}</div>}
       <div className="form-actions">

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { messageOf } from '../../api/client';
 import { useCreateOrg } from './api';
+import { TextField } from '../../components/Field';
 
 /** Creates an organization (the creator becomes its owner) and opens it. */
 export function CreateOrgForm({ onCancel }: { onCancel?: () => void }) {
@@ -22,14 +23,8 @@ export function CreateOrgForm({ onCancel }: { onCancel?: () => void }) {
   return (
     <form className="card form" onSubmit={submit} aria-labelledby="create-org-title">
       <h2 id="create-org-title" className="card-title">New organization</h2>
-      <div className="field">
-        <label htmlFor="org-name">Name</label>
-        <input id="org-name" className="input" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} autoComplete="off" />
-      </div>
-      <div className="field">
-        <label htmlFor="org-description">Description <span className="muted">(optional)</span></label>
-        <input id="org-description" className="input" maxLength={500} value={description} onChange={(e) => setDescription(e.target.value)} />
-      </div>
+      <TextField id="org-name" label="Name" required maxLength={100} value={name} onChange={setName} autoComplete="off" />
+      <TextField id="org-description" label="Description" optional maxLength={500} value={description} onChange={setDescription} />
       {create.isError && <div className="notice notice-error" role="alert">{messageOf(create.error)}</div>}
       <div className="form-actions">
         <button type="submit" className="button button-primary" disabled={busy || !name.trim()}>{busy ? 'Creating…' : 'Create organization'}</button>

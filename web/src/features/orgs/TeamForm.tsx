@@ -3,6 +3,7 @@ import { messageOf } from '../../api/client';
 import type { Member, Team } from '../../api/types';
 import { useSaveTeam } from './api';
 import { toggled } from '../../lib/sets';
+import { CheckGrid, TextField } from '../../components/Field';
 
 /** Creates a team, or edits one: name, description and which members of the org belong to it. */
 export function TeamForm({ orgId, team, members, onDone }: {
@@ -29,25 +30,17 @@ export function TeamForm({ orgId, team, members, onDone }: {
     <form className="card form" onSubmit={submit} aria-labelledby={`${idPrefix}-title`}>
       <h2 id={`${idPrefix}-title`} className="card-title">{team ? `Edit ${team.name}` : 'New team'}</h2>
       <div className="form-grid">
-        <div className="field">
-          <label htmlFor={`${idPrefix}-name`}>Name</label>
-          <input id={`${idPrefix}-name`} className="input" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} autoComplete="off" />
-        </div>
-        <div className="field">
-          <label htmlFor={`${idPrefix}-description`}>Description <span className="muted">(optional)</span></label>
-          <input id={`${idPrefix}-description`} className="input" maxLength={500} value={description} onChange={(e) => setDescription(e.target.value)} />
-        </div>
+        <TextField id={`${idPrefix}-name`} label="Name" required maxLength={100} value={name} onChange={setName} autoComplete="off" />
+        <TextField id={`${idPrefix}-description`} label="Description" optional maxLength={500} value={description} onChange={setDescription} />
       </div>
       <fieldset className="fieldset">
         <legend>Members</legend>
-        <div className="check-grid">
-          {members.map((m) => (
-            <label key={m.user_id} className="check">
-              <input type="checkbox" checked={chosen.has(m.user_id)} onChange={() => toggle(m.user_id)} />
-              {m.name || m.login} <span className="muted">@{m.login}</span>
-            </label>
-          ))}
-        </div>
+        <CheckGrid items={members.map((m) => m.user_id)} checked={chosen} onToggle={toggle}>
+          {(userId) => {
+            const m = members.find((member) => member.user_id === userId)!;
+            return <>{m.name || m.login} <span className="muted">@{m.login}</span></>;
+          }}
+        </CheckGrid>
       </fieldset>
       {save.isError && <div className="notice notice-error" role="alert">{messageOf(save.error)}</div>}
       <div className="form-actions">

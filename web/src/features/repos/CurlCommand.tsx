@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { CopyButton } from '../../components/CopyButton';
 import { Link } from 'react-router';
+import { TextField } from '../../components/Field';
 
 /** The command a CI job without Node.js runs to upload a scan result here, ready to copy. */
 export function CurlCommand({ repoId }: { repoId: string }) {
@@ -23,14 +24,8 @@ export function CurlCommand({ repoId }: { repoId: string }) {
         with the <strong>upload</strong> scope in <Link to="/settings">Settings</Link> and store it in your CI as <code>SCANYARD_KEY</code>.
       </p>
       <div className="form-grid">
-        <div className="field">
-          <label htmlFor="curl-file">File</label>
-          <input id="curl-file" className="input mono" value={file} onChange={(e) => setFile(e.target.value)} />
-        </div>
-        <div className="field">
-          <label htmlFor="curl-category">Category <span className="muted">(optional: separates analyses of one tool)</span></label>
-          <input id="curl-category" className="input mono" value={category} onChange={(e) => setCategory(e.target.value)} placeholder="e.g. container-image" />
-        </div>
+        <TextField id="curl-file" label="File" className="input mono" value={file} onChange={setFile} />
+        <TextField id="curl-category" label={<>Category <span className="muted">(optional: separates analyses of one tool)</span></>} className="input mono" value={category} onChange={setCategory} placeholder="e.g. container-image" />
       </div>
       <div className="code-block">
         <pre><code aria-label="Upload command">{command}</code></pre>

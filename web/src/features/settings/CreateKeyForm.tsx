@@ -3,6 +3,7 @@ import { messageOf } from '../../api/client';
 import type { CreatedApiKey, CurrentUser, KeyScope } from '../../api/types';
 import { useCreateKey } from './api';
 import { toggled } from '../../lib/sets';
+import { CheckGrid, SelectField, TextField } from '../../components/Field';
 
 const SCOPES: { value: KeyScope; label: string; help: string }[] = [
   { value: 'upload', label: 'Upload', help: 'Read, and upload scan results. What a CI pipeline needs.' },
@@ -49,16 +50,8 @@ export function CreateKeyForm({ orgs, onCreated, onCancel }: {
     <form className="card form" onSubmit={submit} aria-labelledby="create-key-title">
       <h3 id="create-key-title" className="card-title">New API key</h3>
       <div className="form-grid">
-        <div className="field">
-          <label htmlFor="key-name">Name</label>
-          <input id="key-name" className="input" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. GitHub Actions: payments-api" autoComplete="off" />
-        </div>
-        <div className="field">
-          <label htmlFor="key-expiry">Expires</label>
-          <select id="key-expiry" className="input" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
-            {EXPIRY.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
-          </select>
-        </div>
+        <TextField id="key-name" label="Name" required maxLength={100} value={name} onChange={setName} placeholder="e.g. GitHub Actions: payments-api" autoComplete="off" />
+        <SelectField id="key-expiry" label="Expires" value={expiry} onChange={setExpiry} options={EXPIRY} />
       </div>
       <fieldset className="fieldset">
         <legend>Scope</legend>
@@ -81,15 +74,9 @@ export function CreateKeyForm({ orgs, onCreated, onCancel }: {
           All my organizations, including ones I join later
         </label>
         {!allOrgs && (
-          <div className="check-grid">
-            {orgs.length === 0 && <p className="muted">You are not in any organization yet.</p>}
-            {orgs.map((o) => (
-              <label key={o.id} className="check">
-                <input type="checkbox" checked={orgIds.has(o.id)} onChange={() => toggleOrg(o.id)} />
-                {o.name}
-              </label>
-            ))}
-          </div>
+          orgs.length === 0
+            ? <p className="muted">You are not in any organization yet.</p>
+            : <CheckGrid items={orgs.map((o) => o.id)} checked={orgIds} onToggle={toggleOrg}>{(id) => orgs.find((o) => o.id === id)!.name}</CheckGrid>
         )}
       </fieldset>
       {error && <div className="notice notice-error" role="alert">{error}</div>}

@@ -1,5 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import type { Webhook, WebhookSettings } from '../../api/types';
+import { CheckGrid, SelectField, TextField } from '../../components/Field';
 import { ProblemNotice } from '../../components/ProblemNotice';
 import { SEVERITIES, SEVERITY_LABEL } from '../../lib/severity';
 import { toggled } from '../../lib/sets';
@@ -56,37 +57,22 @@ export function WebhookForm({ hook, saving, error, onSave, onCancel }: {
     <form className="card form" onSubmit={submit} aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`} className="card-title">{hook ? 'Edit webhook' : 'New webhook'}</h3>
       <div className="form-grid">
-        <div className="field">
-          <label htmlFor={`${id}-url`}>Payload URL</label>
-          <input id={`${id}-url`} className="input" type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://hooks.example.com/scanyard" />
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-secret`}>Secret {hook && <span className="muted">(empty: keep the current one)</span>}</label>
-          <input id={`${id}-secret`} className="input mono" required={!hook} minLength={8} maxLength={256} value={secret} onChange={(e) => setSecret(e.target.value)} autoComplete="off" />
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-format`}>Format</label>
-          <select id={`${id}-format`} className="input" value={format} onChange={(e) => setFormat(e.target.value as Webhook['format'])}>
-            {FORMATS.map((f) => <option key={f} value={f}>{FORMAT_LABEL[f]}</option>)}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-severity`}>Minimum severity of findings</label>
-          <select id={`${id}-severity`} className="input" value={minSeverity} onChange={(e) => setMinSeverity(e.target.value as Webhook['min_severity'])}>
-            {SEVERITIES.map((s) => <option key={s} value={s}>{SEVERITY_LABEL[s]}</option>)}
-          </select>
-        </div>
+        <TextField id={`${id}-url`} label="Payload URL" type="url" required value={url} onChange={setUrl} placeholder="https://hooks.example.com/scanyard" />
+        <TextField
+          id={`${id}-secret`} label={<>Secret {hook && <span className="muted">(empty: keep the current one)</span>}</>}
+          className="input mono" required={!hook} minLength={8} maxLength={256} value={secret} onChange={setSecret} autoComplete="off"
+        />
+        <SelectField id={`${id}-format`} label="Format" value={format} onChange={setFormat} options={FORMATS.map((f) => ({ value: f, label: FORMAT_LABEL[f] }))} />
+        <SelectField
+          id={`${id}-severity`} label="Minimum severity of findings" value={minSeverity} onChange={setMinSeverity}
+          options={SEVERITIES.map((s) => ({ value: s, label: SEVERITY_LABEL[s] }))}
+        />
       </div>
       <fieldset className="fieldset">
         <legend>Events</legend>
-        <div className="check-grid">
-          {EVENTS.map((ev) => (
-            <label key={ev} className="check">
-              <input type="checkbox" checked={events.has(ev)} onChange={() => toggle(ev)} />
-              <span><code>{ev}</code> <span className="muted">{EVENT_LABEL[ev]}</span></span>
-            </label>
-          ))}
-        </div>
+        <CheckGrid items={EVENTS} checked={events} onToggle={toggle}>
+          {(ev) => <span><code>{ev}</code> <span className="muted">{EVENT_LABEL[ev]}</span></span>}
+        </CheckGrid>
       </fieldset>
       <label className="check">
         <input type="checkbox" checked={active} onChange={(e) => setActive(e.target.checked)} />
