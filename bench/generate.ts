@@ -9,9 +9,11 @@ export interface SarifOptions {
   runs: number;
   /** The share of results replaced by new ones (a re-scan after some fixes and some new code). */
   changed?: number;
+  /** Lines every result moves down by (a line added at the top of each file: code that moved). */
+  moved?: number;
 }
 
-export function generateSarif({ results, runs, changed = 0 }: SarifOptions): Buffer {
+export function generateSarif({ results, runs, changed = 0, moved = 0 }: SarifOptions): Buffer {
   const perRun = Math.ceil(results / runs);
   const replaceEvery = changed > 0 ? Math.round(1 / changed) : 0;
   const out = {
@@ -32,7 +34,7 @@ export function generateSarif({ results, runs, changed = 0 }: SarifOptions): Buf
             ruleIndex: i % 200,
             level: LEVELS[i % 3],
             message: { text: `Potential issue ${i} in module ${i % 500}: untrusted data reaches a sensitive sink.` },
-            locations: [{ physicalLocation: { artifactLocation: { uri: `src/module-${i % 500}/file-${i % 37}.ts` }, region: { startLine: (i % 900) + 1, endLine: (i % 900) + 3 } } }],
+            locations: [{ physicalLocation: { artifactLocation: { uri: `src/module-${i % 500}/file-${i % 37}.ts` }, region: { startLine: (i % 900) + 1 + moved, endLine: (i % 900) + 3 + moved } } }],
             partialFingerprints: { primaryLocationLineHash: `${generation}${r}-${i.toString(16)}` },
           };
         }),

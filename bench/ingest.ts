@@ -35,6 +35,7 @@ async function timeUpload(server: BenchServer, body: Buffer): Promise<{ seconds:
 export async function benchIngest(log: (line: string) => void): Promise<IngestResult[]> {
   const sarif = generateSarif({ results: 100_000, runs: 4 });
   const sarifChanged = generateSarif({ results: 100_000, runs: 4, changed: 0.1 });
+  const sarifMoved = generateSarif({ results: 100_000, runs: 4, moved: 1 });
   const sbom = generateCycloneDx(20_000);
   const kinds: ('sqlite' | 'postgres')[] = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
   const results: IngestResult[] = [];
@@ -46,6 +47,7 @@ export async function benchIngest(log: (line: string) => void): Promise<IngestRe
         ['same SARIF with 10% of results changed', sarifChanged, 100_000],
         ['CycloneDX, 20,000 components', sbom, 20_000],
         ['SARIF 100,000 results, gzip', gzipSync(sarif), 100_000],
+        ['same SARIF with every line moved by one', sarifMoved, 100_000],
       ];
       for (const [input, body, items] of cases) {
         const peak = trackPeakMemory();

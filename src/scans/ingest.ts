@@ -6,7 +6,7 @@ import { now } from '../db/time.js';
 import { fingerprintDistinct, type DistinctFindings } from './fingerprint.js';
 import { holdsClaim } from './upload-store.js';
 import { refreshRefState, refreshRefTotals } from './status-store.js';
-import { trackingStore, type ExistingFinding, type NewFinding, type TrackingStore } from './tracking-store.js';
+import { trackingStore, type ExistingFinding, type FindingDetails, type NewFinding, type TrackingStore } from './tracking-store.js';
 import { zeroCounts } from './severity.js';
 import { SEVERITY_RANK } from './parsers/severity.js';
 import { judgeUpload } from '../gates/judge.js';
@@ -129,6 +129,7 @@ async function trackFindings(
   const fixedIds = existing.filter((f) => f.state === 'open' && !incoming.has(f.fingerprint)).map((f) => f.id);
   const reopenedIds: string[] = [];
   const inserts: NewFinding[] = [];
+  const changed: FindingDetails[] = [];
   let unchanged = 0;
   for (const [fingerprint, finding] of incoming) {
     const before = known.get(fingerprint);
@@ -139,9 +140,10 @@ async function trackFindings(
     }
     if (before.state === 'fixed') reopenedIds.push(before.id);
     else unchanged++;
-    if (detailsChanged(before, finding, occurrences)) await store.updateFinding(before.id, { ...details(finding, occurrences), updated_at: at });
+    if (detailsChanged(before, finding, occurrences)) changed.push({ id: before.id, ...details(finding, occurrences), updated_at: at });
   }
   await store.insertFindings(inserts);
+  await store.updateDetails(changed);
   await store.setState(fixedIds, { state: 'fixed', fixed_at: at, fixed_upload_id: upload.id, updated_at: at });
   await store.setState(reopenedIds, { state: 'open', fixed_at: null, fixed_upload_id: null, reopened_at: at, reopened_upload_id: upload.id, updated_at: at });
   return { new: inserts.length, fixed: fixedIds.length, reopened: reopenedIds.length, unchanged };

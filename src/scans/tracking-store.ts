@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Transaction, Updateable } from 'kysely';
 import type { AnalysesTable, ComponentsTable, Database, FindingsTable, RefRow, UploadRow } from '../db/schema.js';
 import type { Db } from '../db/index.js';
-import { bulkInsert, type PgColumnType } from '../db/bulk-insert.js';
+import { bulkInsert, bulkUpdate, type PgColumnType } from '../db/bulk-insert.js';
 import { newId } from '../db/ids.js';
 
 /** Ids per `IN (...)` list: well inside SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
@@ -14,6 +14,14 @@ const FINDING_COLUMNS: Record<keyof FindingsTable, PgColumnType> = {
   first_upload_id: 'text', created_at: 'timestamptz', updated_at: 'timestamptz', fixed_at: 'timestamptz', reopened_at: 'timestamptz',
   fixed_upload_id: 'text', reopened_upload_id: 'text', commit_sha: 'text', occurrences: 'integer',
 };
+
+/** What a re-import may change in a finding it already has; identity, state and history stay. */
+const DETAIL_NAMES = [
+  'rule_name', 'message', 'severity', 'severity_rank', 'level', 'kind', 'file_path', 'start_line', 'end_line', 'package_name',
+  'package_version', 'purl', 'help_uri', 'commit_sha', 'occurrences', 'updated_at',
+] as const;
+const DETAIL_COLUMNS = Object.fromEntries(DETAIL_NAMES.map((name) => [name, FINDING_COLUMNS[name]]));
+export type FindingDetails = { id: string } & Pick<NewFinding, (typeof DETAIL_NAMES)[number]>;
 
 const COMPONENT_COLUMNS: Record<keyof ComponentsTable, PgColumnType> = {
   id: 'text', repository_id: 'text', analysis_id: 'text', upload_id: 'text', ref: 'text', name: 'text', version: 'text',
@@ -103,9 +111,8 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
       }
     },
 
-    async updateFinding(id: string, values: Updateable<FindingsTable>): Promise<void> {
-      await trx.updateTable('findings').set(values).where('id', '=', id).execute();
-    },
+    /** Each finding's details (what the tool says of it now: lines, message, severity, ...) by id. */
+    updateDetails: (rows: FindingDetails[]) => bulkUpdate(target, 'findings', DETAIL_COLUMNS, rows),
 
     async replaceComponents(analysisId: string, rows: NewComponent[]): Promise<void> {
       await trx.deleteFrom('components').where('analysis_id', '=', analysisId).execute();

@@ -62,6 +62,44 @@ describe.each(DB_KINDS)('findings across uploads on %s', (kind) => {
     expect(lines.map((l) => l.start_line)).toEqual([13, 19]);
   });
 
+  it('writes every moved finding in one pass: same ids, state and first upload, the new lines and details', async () => {
+    const repo = await seedRepository(db);
+    const fresh = await seedRepository(db);
+    // 600 findings in 60 files; between the uploads every line moves down by one, one severity
+    // changes, and one finding that was fixed comes back at its new line.
+    const at = (i: number, shift: number): SarifResultSpec => ({
+      rule: `rule-${i % 7}`, file: `src/file-${i % 60}.js`, line: 10 + i + shift,
+      message: `rule-${i % 7} at ${i}`,
+      level: i === 6 && shift ? 'error' : 'warning',
+    });
+    const before = Array.from({ length: 600 }, (_, i) => at(i, 0));
+    const moved = Array.from({ length: 600 }, (_, i) => at(i, 1));
+    const columns = ['id', 'fingerprint', 'state', 'first_upload_id', 'created_at', 'rule_id', 'rule_name', 'message', 'severity',
+      'severity_rank', 'level', 'file_path', 'start_line', 'end_line', 'occurrences', 'reopened_upload_id'] as const;
+    const rows = (repositoryId: string) => db.kysely.selectFrom('findings').select(columns)
+      .where('repository_id', '=', repositoryId).orderBy('fingerprint').execute();
+
+    const first = await upload(repo, before);
+    await upload(repo, before.filter((_, i) => i !== 9));
+    const original = await rows(repo);
+    const again = await upload(repo, moved);
+    expect(again).toMatchObject({ new_count: 0, fixed_count: 0, reopened_count: 1, unchanged_count: 599 });
+
+    const after = await rows(repo);
+    expect(after.map((r) => [r.id, r.fingerprint, r.first_upload_id, r.created_at]))
+      .toEqual(original.map((r) => [r.id, r.fingerprint, r.first_upload_id, r.created_at]));
+    expect(after.every((r) => r.state === 'open' && r.first_upload_id === first.id)).toBe(true);
+    expect(after.filter((r) => r.reopened_upload_id === again.id)).toHaveLength(1);
+    // The details are exactly what a first upload of the moved file stores.
+    await upload(fresh, moved);
+    const details = (r: (typeof after)[number]) => {
+      const { id: _id, first_upload_id: _first, created_at: _created, reopened_upload_id: _reopened, ...rest } = r;
+      return rest;
+    };
+    expect(after.map(details)).toEqual((await rows(fresh)).map(details));
+    expect(after.filter((r) => r.level === 'error')).toHaveLength(1);
+  });
+
   it('keeps one finding with a count for a result the tool repeats, and numbers only distinct ones', async () => {
     const repo = await seedRepository(db);
     const rows = () => db.kysely.selectFrom('findings').select(['id', 'start_line', 'occurrences', 'state'])
