@@ -33,6 +33,7 @@ import { analysisRoutes } from './analyses/routes.js';
 import { gateRoutes } from './gates/routes.js';
 import { badgeRoutes, badgeTokenRoutes } from './badges/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { advisoryRoutes } from './advisories/routes.js';
 import { createMetrics, registerMetrics } from './http/metrics.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { startMaintenance } from './maintenance.js';
@@ -128,6 +129,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(badgeTokenRoutes, { prefix: '/api/v1', services });
   await app.register(badgeRoutes, { services });
   await app.register(webhookRoutes, { prefix: '/api/v1', services });
+  await app.register(advisoryRoutes, { prefix: '/api/v1', services });
   // Last: its wildcard serves the web UI for whatever no route above answers.
   await app.register(webUi);
 

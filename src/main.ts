@@ -6,8 +6,10 @@ import { buildApp } from './app.js';
 import { resolveSessionSecret } from './auth/session.js';
 import { createServices } from './services.js';
 import { startMaintenance } from './maintenance.js';
+import { importPath } from './advisories/import-path.js';
+import { advisoryZipLimits } from './services.js';
 
-const COMMANDS = ['serve', 'worker', 'migrate'] as const;
+const COMMANDS = ['serve', 'worker', 'migrate', 'advisories'] as const;
 type Command = (typeof COMMANDS)[number];
 
 async function main(argv: string[]): Promise<void> {
@@ -32,8 +34,25 @@ async function main(argv: string[]): Promise<void> {
     await db.close();
     return;
   }
+  if (command === 'advisories') {
+    await advisories(argv.slice(1), config, db);
+    return;
+  }
   if (command === 'worker') await work(config, db, log);
   else await serve(config, db, log);
+}
+
+/** `advisories import PATH`: prints the import report as JSON; re-match jobs are left to the workers. */
+async function advisories(args: string[], config: Config, db: ReturnType<typeof openDatabase>): Promise<void> {
+  if (args[0] !== 'import' || !args[1]) fail('usage: scanyard advisories import PATH (an OSV JSON file, a zip of them, or a directory)');
+  try {
+    const report = await importPath(db.kysely, args[1], advisoryZipLimits(config));
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } catch (error) {
+    fail(`cannot import advisories from ${args[1]}: ${(error as Error).message}`);
+  } finally {
+    await db.close();
+  }
 }
 
 /** Ingest workers only: no HTTP. Scale these out beside `serve` on PostgreSQL. */

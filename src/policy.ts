@@ -56,6 +56,7 @@ const RULES = {
   'webhook.read': owners,
   'webhook.manage': owners,
   'audit.read_site': siteAdmins('Only site administrators may read the site-wide audit log.'),
+  'advisory.import': siteAdmins('Only site administrators may import advisories.'),
   'user.search': signedIn,
 } satisfies Record<string, OrgRule | SiteRule>;
 

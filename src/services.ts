@@ -26,6 +26,12 @@ import { gateService } from './gates/service.js';
 import { badgeService } from './badges/service.js';
 import { badgeStore } from './badges/store.js';
 import { createWebhooks } from './webhooks/index.js';
+import { advisoryService } from './advisories/service.js';
+
+/** A zip of advisories may inflate to no more than ten uploads' worth, in at most a million files. */
+export function advisoryZipLimits(config: Config) {
+  return { maxInflatedBytes: config.maxUploadBytes * 10, maxEntries: 1_000_000 };
+}
 
 /** Stores and services, built once per app from the database; routes receive what they need. */
 export function createServices(config: Config, db: Db) {
@@ -60,6 +66,7 @@ export function createServices(config: Config, db: Db) {
     gateService: gates,
     badgeService: badgeService(badgeStore(k), repoStore(k), repos.authorized, gates, audit),
     webhooks: createWebhooks(config, db, policy, audit),
+    advisoryService: advisoryService(k, policy, advisoryZipLimits(config)),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -73,6 +73,8 @@ describe('the policy', () => {
     ['a key narrowed to some orgs', actor({ key: { scope: 'write', orgIds: [ORG] } }), 'org.create', 403],
     ['a user', actor(), 'audit.read_site', 403],
     ['an administrator', actor({ admin: true }), 'audit.read_site', 'allowed'],
+    ['a user', actor(), 'advisory.import', 403],
+    ['an administrator', actor({ admin: true }), 'advisory.import', 'allowed'],
     ['a read key', actor({ key: { scope: 'read', orgIds: [ORG] } }), 'user.search', 'allowed'],
   ];
   it.each(siteCases)('%s doing %s: %s', async (_who, who, action, expected) => {

@@ -2402,6 +2402,7 @@ export interface paths {
                                 findings: number;
                                 components: number;
                             };
+                            components_unchecked: number | null;
                             /** @description What this upload changed, by severity (once complete). */
                             changes: {
                                 new: {
@@ -2574,6 +2575,7 @@ export interface paths {
                                 findings: number;
                                 components: number;
                             };
+                            components_unchecked: number | null;
                             /** @description What this upload changed, by severity (once complete). */
                             changes: {
                                 new: {
@@ -2733,6 +2735,7 @@ export interface paths {
                                 findings: number;
                                 components: number;
                             };
+                            components_unchecked: number | null;
                             /** @description What this upload changed, by severity (once complete). */
                             changes: {
                                 new: {
@@ -2995,6 +2998,9 @@ export interface paths {
                                 purl: string | null;
                             } | null;
                             help_uri: string | null;
+                            /** @description A vulnerability's other ids (CVE, GHSA, ...), for findings matched from advisories. */
+                            aliases: string[];
+                            fixed_versions: string[] | null;
                             fingerprint: string;
                             first_upload_id: string;
                             /** Format: date-time */
@@ -5147,6 +5153,93 @@ export interface paths {
                 };
                 /** @description Conflicts with what is stored (e.g. a duplicate name). */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/advisories/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import OSV advisories: one record, a JSON array of records, or a zip of them such as OSV's all.zip (site administrators) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description What the import did, record by record. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            added: number;
+                            /** @description Records whose `modified` is newer than the stored one. */
+                            updated: number;
+                            /** @description Records newly marked withdrawn: they match nothing any more. */
+                            withdrawn: number;
+                            /** @description Records not newer than the stored one. */
+                            unchanged: number;
+                            /** @description Records or files refused, each with why; the rest were imported. */
+                            rejected: {
+                                file: string;
+                                reason: string;
+                            }[];
+                            /** @description Repository refs queued to be matched again because advisories of their packages changed. */
+                            rematch_queued: number;
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };

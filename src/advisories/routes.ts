@@ -1,0 +1,34 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import multipart from '@fastify/multipart';
+import type { Services } from '../services.js';
+import { problems } from '../http/responses.js';
+import { receiveUpload } from '../scans/upload-body.js';
+import { ImportReportSchema } from './schema.js';
+import { presentImportReport } from './presenter.js';
+
+const tags = ['advisories'];
+
+export const advisoryRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const advisories = services.advisoryService;
+  const limit = services.config.maxUploadBytes;
+  // The body is read as bytes (a zip, or JSON, gzip or not) with the upload limits, not parsed by Fastify.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+  await app.register(multipart, { limits: { fileSize: limit, files: 1, fields: 0 } });
+
+  app.post('/advisories/import', {
+    config: { scope: 'write' },
+    bodyLimit: limit,
+    schema: {
+      tags,
+      summary: 'Import OSV advisories: one record, a JSON array of records, or a zip of them such as OSV\'s all.zip (site administrators)',
+      response: {
+        200: { description: 'What the import did, record by record.', content: { 'application/json': { schema: ImportReportSchema } } },
+        ...problems(400, 401, 403, 413),
+      },
+    },
+  }, async (request) => {
+    const received = await receiveUpload(request, limit);
+    return presentImportReport(await advisories.import(request.actor!, received.content));
+  });
+};
