@@ -57,6 +57,7 @@ const RULES = {
   'webhook.manage': owners,
   'audit.read_site': siteAdmins('Only site administrators may read the site-wide audit log.'),
   'advisory.import': siteAdmins('Only site administrators may import advisories.'),
+  'advisory.read': signedIn,
   'user.search': signedIn,
 } satisfies Record<string, OrgRule | SiteRule>;
 

@@ -3,8 +3,11 @@ import multipart from '@fastify/multipart';
 import type { Services } from '../services.js';
 import { problems } from '../http/responses.js';
 import { receiveUpload } from '../scans/upload-body.js';
-import { ImportReportSchema } from './schema.js';
-import { presentImportReport } from './presenter.js';
+import { replyPage } from '../http/pagination.js';
+import { listRoute, readRoute } from '../http/route-options.js';
+import { IdParams } from '../http/schemas.js';
+import { AdvisoryQuery, AdvisorySchema, AdvisorySummarySchema, ImportReportSchema } from './schema.js';
+import { presentAdvisory, presentAdvisorySummary, presentImportReport } from './presenter.js';
 
 const tags = ['advisories'];
 
@@ -15,6 +18,15 @@ export const advisoryRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
   await app.register(multipart, { limits: { fileSize: limit, files: 1, fields: 0 } });
+
+  app.get('/advisories', listRoute({ tags, summary: 'The advisory database, most recently modified first', querystring: AdvisoryQuery }, AdvisorySummarySchema, 'Advisories.'),
+    (request, reply) => replyPage(request, reply, (page) => advisories.list(request.actor!, {
+      q: request.query.q, ecosystem: request.query.ecosystem, package: request.query.package,
+    }, page), presentAdvisorySummary));
+
+  app.get('/advisories/:id', readRoute({
+    tags, summary: "An advisory by its id or any alias, its affected packages, and the caller's repositories it affects", params: IdParams,
+  }, AdvisorySchema), async (request) => presentAdvisory(await advisories.get(request.actor!, request.params.id)));
 
   app.post('/advisories/import', {
     config: { scope: 'write' },

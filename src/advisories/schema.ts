@@ -1,4 +1,6 @@
 import { Type, type Static } from 'typebox';
+import { PageQuery } from '../http/pagination.js';
+import { Nullable, Time } from '../http/schemas.js';
 
 export const ImportReportSchema = Type.Object({
   added: Type.Integer(),
@@ -9,3 +11,45 @@ export const ImportReportSchema = Type.Object({
   rematch_queued: Type.Integer({ description: 'Repository refs queued to be matched again because advisories of their packages changed.' }),
 }, { title: 'AdvisoryImportReport' });
 export type ImportReportJson = Static<typeof ImportReportSchema>;
+
+const SeverityEnum = Type.Enum(['critical', 'high', 'medium', 'low', 'info']);
+
+export const AdvisorySummarySchema = Type.Object({
+  id: Type.String(),
+  aliases: Type.Array(Type.String()),
+  summary: Nullable(Type.String()),
+  severity: SeverityEnum,
+  cvss_score: Nullable(Type.Number({ description: 'The base score of its highest CVSS v3/v4 vector, from which severity comes.' })),
+  modified: Time,
+  published: Nullable(Time),
+  withdrawn: Nullable(Time),
+}, { title: 'AdvisorySummary' });
+export type AdvisorySummaryJson = Static<typeof AdvisorySummarySchema>;
+
+const EventSchema = Type.Object({
+  introduced: Type.Optional(Type.String()), fixed: Type.Optional(Type.String()),
+  last_affected: Type.Optional(Type.String()), limit: Type.Optional(Type.String()),
+});
+
+export const AdvisorySchema = Type.Object({
+  ...AdvisorySummarySchema.properties,
+  details: Nullable(Type.String()),
+  affected: Type.Array(Type.Object({
+    ecosystem: Type.String(), name: Type.String(),
+    ranges: Type.Array(Type.Object({ type: Type.String(), events: Type.Array(EventSchema) })),
+    versions: Type.Array(Type.String()),
+  })),
+  repositories: Type.Array(Type.Object({
+    id: Type.String(), name: Type.String(), org: Type.Object({ id: Type.String(), name: Type.String() }),
+    ref: Type.String(), package: Type.Object({ name: Nullable(Type.String()), version: Nullable(Type.String()), purl: Nullable(Type.String()) }),
+  }), { description: "The caller's repositories with a component it affects (open findings), by ref; at most 1,000." }),
+}, { title: 'Advisory' });
+export type AdvisoryJson = Static<typeof AdvisorySchema>;
+
+export const AdvisoryQuery = Type.Object({
+  ...PageQuery.properties,
+  q: Type.Optional(Type.String({ maxLength: 200, description: 'Substring of the id, an alias or the summary.' })),
+  ecosystem: Type.Optional(Type.String({ maxLength: 200, description: 'OSV ecosystem of an affected package, e.g. npm, PyPI, Debian:12.' })),
+  package: Type.Optional(Type.String({ maxLength: 500, description: 'Name of an affected package as the advisory spells it.' })),
+});
+export type AdvisoryQuery = Static<typeof AdvisoryQuery>;

@@ -2,8 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Actor } from '../auth/actor.js';
 import type { Policy } from '../policy.js';
-import { badRequest } from '../problem.js';
-import { advisoryStore } from './store.js';
+import { badRequest, notFound } from '../problem.js';
+import type { Page } from '../db/page.js';
+import { advisoryStore, type AdvisoryFilters } from './store.js';
 import { parseOsv, OsvError } from './osv.js';
 import { DocumentsError, readDocuments, type Rejection, type ZipLimits } from './documents.js';
 import { enqueueRematch } from './rematch-store.js';
@@ -46,7 +47,24 @@ export async function importDocuments(db: Kysely<Database>, bytes: Uint8Array, n
 }
 
 export function advisoryService(db: Kysely<Database>, policy: Policy, limits: ZipLimits) {
+  const store = advisoryStore(db);
   return {
+    async list(actor: Actor, filters: AdvisoryFilters, page: Page) {
+      await policy.require(actor, 'advisory.read');
+      return store.page(filters, page);
+    },
+
+    /** The record, its affected packages, and those of the caller's repositories it matches. */
+    async get(actor: Actor, idOrAlias: string) {
+      await policy.require(actor, 'advisory.read');
+      const advisory = await store.byIdOrAlias(idOrAlias);
+      if (!advisory) throw notFound('The advisory');
+      const [packages, repositories] = await Promise.all([
+        store.packagesOf(advisory.id), store.affectedRepositories(advisory.id, policy.orgListScope(actor)),
+      ]);
+      return { advisory, packages, repositories };
+    },
+
     async import(actor: Actor, bytes: Buffer): Promise<ImportReport> {
       await policy.require(actor, 'advisory.import');
       if (bytes.length === 0) throw badRequest('The body is empty; send an OSV record, a JSON array of records or a zip of them.');

@@ -1,6 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { AdvisoryPackagesTable, Database } from '../db/schema.js';
+import type { Selectable } from 'kysely';
+import type { AdvisoriesTable, AdvisoryPackagesTable, Database } from '../db/schema.js';
 import { now } from '../db/time.js';
+import { paginate, type Page, type Paged } from '../db/page.js';
+import { containsIgnoringCase } from '../db/like.js';
 import type { Advisory } from './osv.js';
 
 /** Keys per `IN (...)` list: well inside both databases' parameter limits. */
@@ -12,6 +15,20 @@ export interface AffectedRow extends Pick<AdvisoryPackagesTable, 'package_key' |
   aliases: string;
   summary: string | null;
   severity: string;
+}
+
+export type AdvisoryRow = Selectable<AdvisoriesTable>;
+
+/** Which repositories a caller may see: members' orgs (null: any), within a key's orgs (null: any). */
+export interface RepositoryScope {
+  memberOf: string | null;
+  onlyIds: string[] | null;
+}
+
+export interface AdvisoryFilters {
+  q?: string;
+  ecosystem?: string;
+  package?: string;
 }
 
 export type ImportOutcome = 'added' | 'updated' | 'withdrawn' | 'unchanged';
@@ -77,6 +94,54 @@ export function advisoryStore(db: Kysely<Database>) {
         .innerJoin('analyses', 'analyses.id', 'components.analysis_id')
         .select(['components.name', 'components.version', 'components.purl', 'components.package_key'])
         .where('analyses.ref_id', '=', refId).where('components.purl', 'is not', null)
+        .execute();
+    },
+
+    page(filters: AdvisoryFilters, page: Page): Promise<Paged<AdvisoryRow>> {
+      let query = db.selectFrom('advisories');
+      if (filters.q) {
+        const q = filters.q;
+        query = query.where((eb) => eb.or([
+          containsIgnoringCase('advisories.id', q), containsIgnoringCase('advisories.aliases', q), containsIgnoringCase('advisories.summary', q),
+        ]));
+      }
+      if (filters.ecosystem !== undefined || filters.package !== undefined) {
+        query = query.where((eb) => eb.exists(eb.selectFrom('advisory_packages').select('advisory_packages.advisory_id')
+          .whereRef('advisory_packages.advisory_id', '=', 'advisories.id')
+          .$if(filters.ecosystem !== undefined, (q) => q.where('advisory_packages.ecosystem', '=', filters.ecosystem!))
+          .$if(filters.package !== undefined, (q) => q.where('advisory_packages.name', '=', filters.package!))));
+      }
+      return paginate(query, page, (q) => q.selectAll('advisories').orderBy('advisories.modified', 'desc').orderBy('advisories.id'));
+    },
+
+    /** By its id, else by one of its aliases (the first such record by id when several share it). */
+    async byIdOrAlias(id: string): Promise<AdvisoryRow | undefined> {
+      return (await db.selectFrom('advisories').selectAll().where('id', '=', id).executeTakeFirst())
+        ?? db.selectFrom('advisories').selectAll()
+          .where('id', 'in', (eb) => eb.selectFrom('advisory_aliases').select('advisory_id').where('alias', '=', id))
+          .orderBy('id').limit(1).executeTakeFirst();
+    },
+
+    packagesOf(advisoryId: string) {
+      return db.selectFrom('advisory_packages').select(['ecosystem', 'name', 'ranges', 'versions'])
+        .where('advisory_id', '=', advisoryId).orderBy('ordinal').execute();
+    },
+
+    /** The repositories in scope whose components this advisory matches (its open findings), by ref. */
+    affectedRepositories(advisoryId: string, scope: RepositoryScope) {
+      if (scope.onlyIds?.length === 0) return Promise.resolve([]);
+      return db.selectFrom('findings')
+        .innerJoin('analyses', 'analyses.id', 'findings.analysis_id')
+        .innerJoin('refs', 'refs.id', 'analyses.ref_id')
+        .innerJoin('repos', 'repos.id', 'findings.repository_id')
+        .innerJoin('orgs', 'orgs.id', 'repos.org_id')
+        .select(['repos.id as repository_id', 'repos.name as repository_name', 'orgs.id as org_id', 'orgs.name as org_name',
+          'refs.kind as ref_kind', 'refs.name as ref_name', 'findings.package_name', 'findings.package_version', 'findings.purl'])
+        .where('findings.rule_id', '=', advisoryId).where('findings.state', '=', 'open').where('analyses.tool', '=', 'advisories')
+        .$if(scope.memberOf !== null, (q) => q.where('repos.org_id', 'in', (eb) => eb.selectFrom('memberships').select('org_id').where('user_id', '=', scope.memberOf!)))
+        .$if(scope.onlyIds !== null, (q) => q.where('repos.org_id', 'in', scope.onlyIds!))
+        .orderBy('orgs.name').orderBy('repos.name').orderBy('refs.name').orderBy('findings.purl')
+        .limit(1000)
         .execute();
     },
   };

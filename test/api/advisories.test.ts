@@ -177,6 +177,29 @@ describe.each(DB_KINDS)('advisories on %s', (kind) => {
     expect((await status(repo)).findings.open).toBe(0);
   });
 
+  it('lists and finds advisories by id or alias, with the caller\'s affected repositories only', async () => {
+    const stranger = await t.user('stranger');
+    const list = async (query: string, cookie = owner.cookie) =>
+      (await t.request({ url: `/api/v1/advisories${query}`, headers: { cookie } })).json<{ id: string }[]>().map((a) => a.id);
+    expect(await list('?q=cve-2023-32681')).toEqual(['PYSEC-2023-74']);
+    expect(await list('?ecosystem=PyPI')).toEqual(['PYSEC-2023-74']);
+    expect(await list('?ecosystem=npm&package=lodash')).toEqual(['GHSA-35jh-r3h4-6jhm']);
+    expect(await list('?q=Command+Injection', stranger.cookie)).toEqual(['GHSA-35jh-r3h4-6jhm']);
+
+    const byAlias = await t.request({ url: '/api/v1/advisories/GHSA-j8r2-6x86-q33q', headers: { cookie: owner.cookie } });
+    expect(byAlias.statusCode).toBe(200);
+    expect(byAlias.json()).toMatchObject({
+      id: 'PYSEC-2023-74', severity: 'medium', cvss_score: null,
+      affected: [{ ecosystem: 'PyPI', name: 'requests', versions: ['2.3.0', '2.30.0'], ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '2.3.0' }, { fixed: '2.31.0' }] }] }],
+      repositories: [{ name: 'api', org: { id: orgId, name: 'acme' }, ref: 'main', package: { name: 'Requests', version: '2.30.0', purl: 'pkg:pypi/Requests@2.30.0' } }],
+    });
+    const asStranger = await t.request({ url: '/api/v1/advisories/PYSEC-2023-74', headers: { cookie: stranger.cookie } });
+    expect(asStranger.json().repositories).toEqual([]);
+    const missing = await t.request({ url: '/api/v1/advisories/CVE-1999-0000', headers: { cookie: owner.cookie } });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.headers['content-type']).toContain('application/problem+json');
+  });
+
   it('imports a directory of OSV files and zips from the command line', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'osv-'));
     try {

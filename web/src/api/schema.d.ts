@@ -5168,6 +5168,187 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/advisories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The advisory database, most recently modified first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 (at most 10000000). */
+                    page?: number;
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
+                    per_page?: number;
+                    /** @description Substring of the id, an alias or the summary. */
+                    q?: string;
+                    /** @description OSV ecosystem of an affected package, e.g. npm, PyPI, Debian:12. */
+                    ecosystem?: string;
+                    /** @description Name of an affected package as the advisory spells it. */
+                    package?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Advisories. */
+                200: {
+                    headers: {
+                        /** @description Total number of items. */
+                        "X-Total-Count"?: number;
+                        /** @description Current page. */
+                        "X-Page"?: number;
+                        /** @description Items per page. */
+                        "X-Per-Page"?: number;
+                        /** @description RFC 8288 links to the first, prev, next and last pages. */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            aliases: string[];
+                            summary: string | null;
+                            /** @enum {unknown} */
+                            severity: "critical" | "high" | "medium" | "low" | "info";
+                            cvss_score: number | null;
+                            /** Format: date-time */
+                            modified: string;
+                            published: string | null;
+                            withdrawn: string | null;
+                        }[];
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/advisories/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An advisory by its id or any alias, its affected packages, and the caller's repositories it affects */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            aliases: string[];
+                            summary: string | null;
+                            /** @enum {unknown} */
+                            severity: "critical" | "high" | "medium" | "low" | "info";
+                            cvss_score: number | null;
+                            /** Format: date-time */
+                            modified: string;
+                            published: string | null;
+                            withdrawn: string | null;
+                            details: string | null;
+                            affected: {
+                                ecosystem: string;
+                                name: string;
+                                ranges: {
+                                    type: string;
+                                    events: {
+                                        introduced?: string;
+                                        fixed?: string;
+                                        last_affected?: string;
+                                        limit?: string;
+                                    }[];
+                                }[];
+                                versions: string[];
+                            }[];
+                            /** @description The caller's repositories with a component it affects (open findings), by ref; at most 1,000. */
+                            repositories: {
+                                id: string;
+                                name: string;
+                                org: {
+                                    id: string;
+                                    name: string;
+                                };
+                                ref: string;
+                                package: {
+                                    name: string | null;
+                                    version: string | null;
+                                    purl: string | null;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/advisories/import": {
         parameters: {
             query?: never;
