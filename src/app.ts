@@ -34,6 +34,7 @@ import { gateRoutes } from './gates/routes.js';
 import { badgeRoutes, badgeTokenRoutes } from './badges/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { advisoryRoutes } from './advisories/routes.js';
+import { componentRoutes } from './components/routes.js';
 import { createMetrics, registerMetrics } from './http/metrics.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { startMaintenance } from './maintenance.js';
@@ -130,6 +131,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(badgeRoutes, { services });
   await app.register(webhookRoutes, { prefix: '/api/v1', services });
   await app.register(advisoryRoutes, { prefix: '/api/v1', services });
+  await app.register(componentRoutes, { prefix: '/api/v1', services });
   // Last: its wildcard serves the web UI for whatever no route above answers.
   await app.register(webUi);
 

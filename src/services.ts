@@ -27,6 +27,8 @@ import { badgeService } from './badges/service.js';
 import { badgeStore } from './badges/store.js';
 import { createWebhooks } from './webhooks/index.js';
 import { advisoryService } from './advisories/service.js';
+import { componentService } from './components/service.js';
+import { componentStore } from './components/store.js';
 
 /** A zip of advisories may inflate to no more than ten uploads' worth, in at most a million files. */
 export function advisoryZipLimits(config: Config) {
@@ -45,6 +47,7 @@ export function createServices(config: Config, db: Db) {
   const inOrgTransaction = transactions(k, (trx) => ({ orgs: orgStore(trx), members: memberStore(trx), teams: teamStore(trx) }));
   const repos = repoService(repoStore(k), policy, audit);
   const gates = gateService(k, repos.authorized, policy, audit);
+  const advisories = advisoryService(k, policy, advisoryZipLimits(config));
   const providerTypeOf = (id: string | null) => config.providers.find((p) => p.id === id)?.type;
   return {
     config,
@@ -66,7 +69,8 @@ export function createServices(config: Config, db: Db) {
     gateService: gates,
     badgeService: badgeService(badgeStore(k), repoStore(k), repos.authorized, gates, audit),
     webhooks: createWebhooks(config, db, policy, audit),
-    advisoryService: advisoryService(k, policy, advisoryZipLimits(config)),
+    advisoryService: advisories,
+    componentService: componentService(componentStore(k), advisories, policy),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -54,6 +54,11 @@ export function advisoryService(db: Kysely<Database>, policy: Policy, limits: Zi
       return store.page(filters, page);
     },
 
+    /** The id of the advisory this id or alias names; undefined when none does. */
+    async resolve(idOrAlias: string): Promise<string | undefined> {
+      return (await store.byIdOrAlias(idOrAlias))?.id;
+    },
+
     /** The record, its affected packages, and those of the caller's repositories it matches. */
     async get(actor: Actor, idOrAlias: string) {
       await policy.require(actor, 'advisory.read');
@@ -77,3 +82,4 @@ export function advisoryService(db: Kysely<Database>, policy: Policy, limits: Zi
     },
   };
 }
+export type AdvisoryService = ReturnType<typeof advisoryService>;

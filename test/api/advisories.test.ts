@@ -200,6 +200,24 @@ describe.each(DB_KINDS)('advisories on %s', (kind) => {
     expect(missing.headers['content-type']).toContain('application/problem+json');
   });
 
+  it('finds where a package is used across the caller\'s repositories', async () => {
+    const stranger = await t.user('outsider');
+    const uses = async (query: string, cookie = owner.cookie) => {
+      const res = await t.request({ url: `/api/v1/components${query}`, headers: { cookie } });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json<{ name: string; version: string; repository: { name: string }; org: { name: string }; ref: string }[]>()
+        .map((c) => `${c.org.name}/${c.repository.name}@${c.ref}: ${c.name} ${c.version}`);
+    };
+    expect(await uses('?purl=pkg:pypi/requests')).toEqual(['acme/api@main: Requests 2.30.0']);
+    expect(await uses('?purl=pkg:pypi/requests@2.30.0')).toEqual(['acme/api@main: Requests 2.30.0']);
+    expect(await uses('?purl=pkg:pypi/requests@2.31.0')).toEqual([]);
+    expect(await uses('?ecosystem=npm')).toEqual(['acme/legacy@main: minimist 1.2.5', 'acme/web@main: lodash 4.17.21']);
+    expect(await uses('?name=flask')).toEqual(['acme/api@main: flask 3.0.0']);
+    expect(await uses('?advisory=CVE-2023-32681')).toEqual(['acme/api@main: Requests 2.30.0']);
+    expect(await uses('?advisory=CVE-1999-0000')).toEqual([]);
+    expect(await uses('?ecosystem=PyPI', stranger.cookie)).toEqual([]);
+  });
+
   it('imports a directory of OSV files and zips from the command line', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'osv-'));
     try {

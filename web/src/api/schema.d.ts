@@ -5436,6 +5436,99 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/components": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Components across every repository the caller can see (where is this package used?) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 (at most 10000000). */
+                    page?: number;
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
+                    per_page?: number;
+                    /** @description A purl: with a version, that version only; without, every version (names normalised as the ecosystem does). */
+                    purl?: string;
+                    /** @description The component name exactly. */
+                    name?: string;
+                    /** @description OSV ecosystem, e.g. npm, PyPI, Maven, Debian:12. */
+                    ecosystem?: string;
+                    /** @description An advisory id or alias: the components it affects. */
+                    advisory?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Components with their repository, org and ref. */
+                200: {
+                    headers: {
+                        /** @description Total number of items. */
+                        "X-Total-Count"?: number;
+                        /** @description Current page. */
+                        "X-Page"?: number;
+                        /** @description Items per page. */
+                        "X-Per-Page"?: number;
+                        /** @description RFC 8288 links to the first, prev, next and last pages. */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            version: string | null;
+                            purl: string | null;
+                            type: string | null;
+                            /** @description The SBOM generator that reported it. */
+                            tool: string;
+                            repository: {
+                                id: string;
+                                name: string;
+                            };
+                            org: {
+                                id: string;
+                                name: string;
+                            };
+                            /** @description The ref whose SBOM lists it, as ?ref= names it. */
+                            ref: string;
+                        }[];
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
