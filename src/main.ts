@@ -7,7 +7,8 @@ import { resolveSessionSecret } from './auth/session.js';
 import { createServices } from './services.js';
 import { startMaintenance } from './maintenance.js';
 import { importPath } from './advisories/import-path.js';
-import { advisoryZipLimits } from './services.js';
+import { advisorySyncOptions, advisoryZipLimits } from './services.js';
+import { startAdvisorySync } from './advisories/sync.js';
 
 const COMMANDS = ['serve', 'worker', 'migrate', 'advisories'] as const;
 type Command = (typeof COMMANDS)[number];
@@ -62,9 +63,13 @@ async function work(config: Config, db: ReturnType<typeof openDatabase>, log: pi
   services.scans.startWorkers(count, log);
   services.webhooks.startWorkers(count, log);
   const stopMaintenance = startMaintenance(services, log);
+  const stopSync = config.advisorySources.length > 0
+    ? startAdvisorySync(db.kysely, config.advisorySources, config.advisorySyncMs, advisorySyncOptions(config), log)
+    : async () => undefined;
   log.info({ workers: count }, 'ingest workers started');
   onShutdown(async () => {
     stopMaintenance();
+    await stopSync();
     await Promise.all([services.scans.stopWorkers(), services.webhooks.stopWorkers()]);
     await db.close();
   }, log);

@@ -35,6 +35,14 @@ export function advisoryZipLimits(config: Config) {
   return { maxInflatedBytes: config.maxUploadBytes * 10, maxEntries: 1_000_000 };
 }
 
+/** How advisory sources are fetched: the upload limits bound what a source may send. */
+export function advisorySyncOptions(config: Config) {
+  return {
+    allowPrivate: config.advisoryAllowPrivate, maxBytes: config.maxUploadBytes, limits: advisoryZipLimits(config),
+    timeoutMs: 10 * 60 * 1000, leaseMs: 30 * 60 * 1000,
+  };
+}
+
 /** Stores and services, built once per app from the database; routes receive what they need. */
 export function createServices(config: Config, db: Db) {
   const k = db.kysely;
@@ -47,7 +55,7 @@ export function createServices(config: Config, db: Db) {
   const inOrgTransaction = transactions(k, (trx) => ({ orgs: orgStore(trx), members: memberStore(trx), teams: teamStore(trx) }));
   const repos = repoService(repoStore(k), policy, audit);
   const gates = gateService(k, repos.authorized, policy, audit);
-  const advisories = advisoryService(k, policy, advisoryZipLimits(config));
+  const advisories = advisoryService(k, policy, advisoryZipLimits(config), config.advisorySources);
   const providerTypeOf = (id: string | null) => config.providers.find((p) => p.id === id)?.type;
   return {
     config,

@@ -1,5 +1,6 @@
 import type { ImportReport } from './service.js';
-import type { AdvisoryJson, AdvisorySummaryJson, ImportReportJson } from './schema.js';
+import type { AdvisoryJson, AdvisorySourceJson, AdvisorySummaryJson, ImportReportJson } from './schema.js';
+import type { AdvisorySourceRow } from './sources-store.js';
 import type { AdvisoryRow } from './store.js';
 import { refKey, type RefKind } from '../refs/ref-name.js';
 
@@ -39,5 +40,14 @@ export function presentAdvisory({ advisory, packages, repositories }: AdvisoryDe
       ref: refKey({ kind: r.ref_kind as RefKind, name: r.ref_name }),
       package: { name: r.package_name, version: r.package_version, purl: r.purl },
     })),
+  };
+}
+
+/** A configured source never tried yet has no row: everything but its URL is empty. */
+export function presentSource(row: Partial<AdvisorySourceRow> & { url: string }): AdvisorySourceJson {
+  return {
+    url: row.url, etag: row.etag ?? null, last_modified: row.last_modified ?? null, checked_at: row.checked_at ?? null,
+    synced_at: row.synced_at ?? null, last_error: row.last_error ?? null,
+    counts: { added: row.added ?? 0, updated: row.updated ?? 0, withdrawn: row.withdrawn ?? 0, unchanged: row.unchanged ?? 0, rejected: row.rejected ?? 0 },
   };
 }

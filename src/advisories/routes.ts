@@ -6,8 +6,9 @@ import { receiveUpload } from '../scans/upload-body.js';
 import { replyPage } from '../http/pagination.js';
 import { listRoute, readRoute } from '../http/route-options.js';
 import { IdParams } from '../http/schemas.js';
-import { AdvisoryQuery, AdvisorySchema, AdvisorySummarySchema, ImportReportSchema } from './schema.js';
-import { presentAdvisory, presentAdvisorySummary, presentImportReport } from './presenter.js';
+import { Type } from 'typebox';
+import { AdvisoryQuery, AdvisorySchema, AdvisorySourceSchema, AdvisorySummarySchema, ImportReportSchema } from './schema.js';
+import { presentAdvisory, presentAdvisorySummary, presentImportReport, presentSource } from './presenter.js';
 
 const tags = ['advisories'];
 
@@ -23,6 +24,9 @@ export const advisoryRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     (request, reply) => replyPage(request, reply, (page) => advisories.list(request.actor!, {
       q: request.query.q, ecosystem: request.query.ecosystem, package: request.query.package,
     }, page), presentAdvisorySummary));
+
+  app.get('/advisories/sources', readRoute({ tags, summary: 'The configured sync sources (SERVICE_ADVISORY_SOURCES) and how each last went (site administrators)' }, Type.Array(AdvisorySourceSchema), 403),
+    async (request) => (await advisories.sources(request.actor!)).map(presentSource));
 
   app.get('/advisories/:id', readRoute({
     tags, summary: "An advisory by its id or any alias, its affected packages, and the caller's repositories it affects", params: IdParams,

@@ -53,3 +53,16 @@ export const AdvisoryQuery = Type.Object({
   package: Type.Optional(Type.String({ maxLength: 500, description: 'Name of an affected package as the advisory spells it.' })),
 });
 export type AdvisoryQuery = Static<typeof AdvisoryQuery>;
+
+export const AdvisorySourceSchema = Type.Object({
+  url: Type.String(),
+  etag: Nullable(Type.String({ description: 'The ETag of the last copy imported, sent as If-None-Match.' })),
+  last_modified: Nullable(Type.String({ description: 'Its Last-Modified, sent as If-Modified-Since.' })),
+  checked_at: Nullable(Time),
+  synced_at: Nullable(Time),
+  last_error: Nullable(Type.String({ description: 'Why the last attempt failed; the advisories of earlier copies stay.' })),
+  counts: Type.Object({
+    added: Type.Integer(), updated: Type.Integer(), withdrawn: Type.Integer(), unchanged: Type.Integer(), rejected: Type.Integer(),
+  }, { description: 'What the last import from it did.' }),
+}, { title: 'AdvisorySource' });
+export type AdvisorySourceJson = Static<typeof AdvisorySourceSchema>;

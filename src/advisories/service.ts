@@ -8,6 +8,7 @@ import { advisoryStore, type AdvisoryFilters } from './store.js';
 import { parseOsv, OsvError } from './osv.js';
 import { DocumentsError, readDocuments, type Rejection, type ZipLimits } from './documents.js';
 import { enqueueRematch } from './rematch-store.js';
+import { sourceStore } from './sources-store.js';
 
 export interface ImportReport {
   added: number;
@@ -46,9 +47,16 @@ export async function importDocuments(db: Kysely<Database>, bytes: Uint8Array, n
   return report;
 }
 
-export function advisoryService(db: Kysely<Database>, policy: Policy, limits: ZipLimits) {
+export function advisoryService(db: Kysely<Database>, policy: Policy, limits: ZipLimits, sourceUrls: string[]) {
   const store = advisoryStore(db);
   return {
+    /** The configured sync sources, in configured order, with how each last went (site administrators). */
+    async sources(actor: Actor) {
+      await policy.require(actor, 'advisory.sources');
+      const rows = new Map((await sourceStore(db).list(sourceUrls)).map((row) => [row.url, row]));
+      return sourceUrls.map((url) => rows.get(url) ?? { url });
+    },
+
     async list(actor: Actor, filters: AdvisoryFilters, page: Page) {
       await policy.require(actor, 'advisory.read');
       return store.page(filters, page);

@@ -343,6 +343,7 @@ export interface Database {
   advisories: AdvisoriesTable;
   advisory_aliases: AdvisoryAliasesTable;
   advisory_packages: AdvisoryPackagesTable;
+  advisory_sources: AdvisorySourcesTable;
 }
 
 /** An OSV record as imported (advisories/osv.ts); timestamps are UTC ISO text. */
@@ -391,3 +392,22 @@ export type AuditEventRow = Selectable<AuditEventsTable>;
 export type AdminPinRow = Selectable<AdminPinsTable>;
 export type WebhookRow = Selectable<WebhooksTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+/** A sync URL (SERVICE_ADVISORY_SOURCES) and how its last fetch went; times are UTC ISO text. */
+export interface AdvisorySourcesTable {
+  url: string;
+  etag: string | null;
+  last_modified: string | null;
+  /** The last attempt, whatever came of it. */
+  checked_at: string | null;
+  /** The last import of a fresh copy (a 200 that could be read). */
+  synced_at: string | null;
+  last_error: string | null;
+  added: Generated<number>;
+  updated: Generated<number>;
+  withdrawn: Generated<number>;
+  unchanged: Generated<number>;
+  rejected: Generated<number>;
+  lease_until: string | null;
+  lease_token: string | null;
+}

@@ -75,6 +75,8 @@ describe('the policy', () => {
     ['an administrator', actor({ admin: true }), 'audit.read_site', 'allowed'],
     ['a user', actor(), 'advisory.import', 403],
     ['an administrator', actor({ admin: true }), 'advisory.import', 'allowed'],
+    ['a user', actor(), 'advisory.sources', 403],
+    ['an administrator', actor({ admin: true }), 'advisory.sources', 'allowed'],
     ['a read key', actor({ key: { scope: 'read', orgIds: null } }), 'advisory.read', 'allowed'],
     ['a read key', actor({ key: { scope: 'read', orgIds: null } }), 'component.search', 'allowed'],
     ['a read key', actor({ key: { scope: 'read', orgIds: [ORG] } }), 'user.search', 'allowed'],

@@ -43,6 +43,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('advisory_packages_key').on('advisory_packages').column('package_key').execute();
 
+  // One row per configured sync URL: its HTTP validators, the outcome of the last attempt, and a
+  // lease so that one instance at a time fetches it.
+  await db.schema.createTable('advisory_sources')
+    .addColumn('url', 'text', (c) => c.primaryKey())
+    .addColumn('etag', 'text')
+    .addColumn('last_modified', 'text')
+    .addColumn('checked_at', 'text')
+    .addColumn('synced_at', 'text')
+    .addColumn('last_error', 'text')
+    .addColumn('added', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('updated', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('withdrawn', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('unchanged', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('rejected', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('lease_until', 'text')
+    .addColumn('lease_token', 'text')
+    .execute();
+
   await db.schema.alterTable('components').addColumn('package_key', 'text').execute();
   await db.schema.createIndex('components_package_key').on('components').column('package_key').execute();
   // A vulnerability finding's other names and the nearest fixed versions (JSON arrays), null for others.
@@ -58,6 +76,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('findings').dropColumn('aliases').execute();
   await db.schema.dropIndex('components_package_key').execute();
   await db.schema.alterTable('components').dropColumn('package_key').execute();
+  await db.schema.dropTable('advisory_sources').execute();
   await db.schema.dropTable('advisory_packages').execute();
   await db.schema.dropTable('advisory_aliases').execute();
   await db.schema.dropTable('advisories').execute();

@@ -5252,6 +5252,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/advisories/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The configured sync sources (SERVICE_ADVISORY_SOURCES) and how each last went (site administrators) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            url: string;
+                            etag: string | null;
+                            last_modified: string | null;
+                            checked_at: string | null;
+                            synced_at: string | null;
+                            last_error: string | null;
+                            /** @description What the last import from it did. */
+                            counts: {
+                                added: number;
+                                updated: number;
+                                withdrawn: number;
+                                unchanged: number;
+                                rejected: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/advisories/{id}": {
         parameters: {
             query?: never;
