@@ -56,7 +56,8 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
     // An SBOM changes the ref's components and a re-match job follows an advisory import: either
     // way the ref's advisory matches are worked out again, in this same transaction.
     let unchecked: number | null = null;
-    if (upload.format === REMATCH_FORMAT || scan.analyses.some((a) => a.components.length > 0)) {
+    // An SBOM with no components still counts: its packages are gone, so their findings are fixed.
+    if (upload.format === REMATCH_FORMAT || scan.format === 'cyclonedx' || scan.format === 'spdx') {
       const matches = await matchRef(trx, ref.id);
       unchecked = matches.unchecked;
       // A ref that never had a vulnerable component gets no empty advisories analysis.

@@ -12,7 +12,7 @@ const SeverityCountsSchema = Type.Object(Object.fromEntries(SEVERITIES.map((s) =
 export const UploadSchema = Type.Object({
   id: Type.String(),
   repository_id: Type.String(),
-  format: Type.String({ description: `One of ${SCAN_FORMATS.join(', ')}.` }),
+  format: Type.String({ description: `One of ${SCAN_FORMATS.join(', ')}; or advisories: a re-match of the ref's components after an advisory import changed advisories of their packages.` }),
   status: Type.Enum(['pending', 'processing', 'complete', 'failed']),
   sha256: Type.String({ description: 'SHA-256 of the (decompressed) document.' }),
   size_bytes: Type.Integer(),

@@ -151,6 +151,14 @@ describe.each(DB_KINDS)('advisories on %s', (kind) => {
     expect((await status(repo)).findings.open).toBe(0);
   });
 
+  it('fixes the findings of packages an SBOM no longer lists, even when it lists nothing', async () => {
+    const repo = await newRepo('emptied');
+    await upload(repo, cyclonedx([{ name: 'lodash', version: '4.17.15', purl: 'pkg:npm/lodash@4.17.15' }]));
+    expect((await findings(repo, 'open')).map((f) => f.rule_id)).toEqual(['GHSA-35jh-r3h4-6jhm']);
+    expect(await upload(repo, cyclonedx([]))).toMatchObject({ status: 'complete', components_unchecked: 0, counts: { fixed: 1 } });
+    expect(await findings(repo, 'open')).toEqual([]);
+  });
+
   it('completes an SPDX upload with its vulnerabilities (an exact versions[] entry, PEP 503 names)', async () => {
     const repo = await newRepo('api');
     await upload(repo, spdx([{ name: 'Requests', version: '2.30.0', purl: 'pkg:pypi/Requests@2.30.0' }, { name: 'flask', version: '3.0.0', purl: 'pkg:pypi/flask@3.0.0' }]));

@@ -2369,7 +2369,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             repository_id: string;
-                            /** @description One of sarif, cyclonedx, spdx, findings. */
+                            /** @description One of sarif, cyclonedx, spdx, findings; or advisories: a re-match of the ref's components after an advisory import changed advisories of their packages. */
                             format: string;
                             /** @enum {unknown} */
                             status: "pending" | "processing" | "complete" | "failed";
@@ -2542,7 +2542,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             repository_id: string;
-                            /** @description One of sarif, cyclonedx, spdx, findings. */
+                            /** @description One of sarif, cyclonedx, spdx, findings; or advisories: a re-match of the ref's components after an advisory import changed advisories of their packages. */
                             format: string;
                             /** @enum {unknown} */
                             status: "pending" | "processing" | "complete" | "failed";
@@ -2702,7 +2702,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             repository_id: string;
-                            /** @description One of sarif, cyclonedx, spdx, findings. */
+                            /** @description One of sarif, cyclonedx, spdx, findings; or advisories: a re-match of the ref's components after an advisory import changed advisories of their packages. */
                             format: string;
                             /** @enum {unknown} */
                             status: "pending" | "processing" | "complete" | "failed";
