@@ -14,9 +14,9 @@ export interface IngestResult {
 }
 
 /** From the first byte sent to `complete`: POST the document, then poll the upload until it is done. */
-async function timeUpload(server: BenchServer, body: Buffer): Promise<{ seconds: number; upload: Record<string, unknown> }> {
+export async function timeUpload(server: Pick<BenchServer, 'origin' | 'key'>, repoId: string, body: Buffer): Promise<{ seconds: number; upload: Record<string, unknown> }> {
   const started = performance.now();
-  const res = await fetch(`${server.origin}/api/v1/repos/${server.repoId}/upload`, {
+  const res = await fetch(`${server.origin}/api/v1/repos/${repoId}/upload`, {
     method: 'POST', headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/octet-stream' }, body,
   });
   if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
@@ -51,7 +51,7 @@ export async function benchIngest(log: (line: string) => void): Promise<IngestRe
       ];
       for (const [input, body, items] of cases) {
         const peak = trackPeakMemory();
-        const { seconds, upload } = await timeUpload(server, body);
+        const { seconds, upload } = await timeUpload(server, server.repoId, body);
         const counts = upload.counts as Record<string, number>;
         const result = {
           database: kind, input, items, bytes: body.length, seconds, perSecond: Math.round(items / seconds), peakMiB: peak(),

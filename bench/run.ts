@@ -6,10 +6,11 @@ import { benchIngest, type IngestResult } from './ingest.js';
 import { apiTargets, benchApi, type ApiResults } from './api.js';
 import { benchGrowth, growthVerdicts, type GrowthRow } from './growth.js';
 import { benchMixed, mixedTargets, type MixedResult } from './mixed.js';
+import { benchAdvisories, type AdvisoryResult } from './advisories.js';
 
 /**
  * `npm run bench`: measures and prints, then writes BENCHMARKS.md with the date, commit and machine.
- * `npm run bench -- ingest` runs one part; the parts are ingest, api, growth and mixed.
+ * `npm run bench -- ingest` runs one part; the parts are ingest, api, growth, mixed and advisories.
  */
 const parts = process.argv.slice(2);
 const wanted = (name: string) => parts.length === 0 || parts.includes(name);
@@ -31,6 +32,10 @@ if (wanted('growth')) {
 if (wanted('mixed')) {
   log('== mixed: 20 uploaders while 64 connections read status');
   sections.push(mixedSection(await benchMixed(log)));
+}
+if (wanted('advisories')) {
+  log('== advisories: OSV import, matching at ingest, re-matching after an import');
+  sections.push(advisorySection(await benchAdvisories(log)));
 }
 if (sections.length) {
   const file = path.resolve(import.meta.dirname, '../BENCHMARKS.md');
@@ -161,6 +166,23 @@ function mixedSection(results: MixedResult[]): string {
     ...rows,
     '',
     ...mixedTargets(results).map((line) => `- ${line}`),
+    '',
+  ].join('\n');
+}
+
+function advisorySection(results: AdvisoryResult[]): string {
+  const rows = results.map((r) => `| ${r.database} | ${r.measure} | ${r.seconds.toFixed(2)} s | ${r.peakMiB === null ? '' : `${r.peakMiB} MiB`} | ${r.detail} |`);
+  return [
+    '## Advisories',
+    '',
+    'A real server with its in-process worker on SQLite. Targets: importing 100,000 OSV records under 60 s with peak',
+    'memory under 1 GiB; matching adds under 0.5 s to the ingest of a 20,000-component SBOM with 100,000 advisories',
+    'loaded; after an import changing 1,000 advisories, every affected repository re-matched within 10 s with 10^5',
+    'components stored. Peak RSS is the whole bench process.',
+    '',
+    '| Database | Measure | Time | Peak RSS | Result |',
+    '|---|---|---|---|---|',
+    ...rows,
     '',
   ].join('\n');
 }

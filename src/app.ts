@@ -33,6 +33,10 @@ import { analysisRoutes } from './analyses/routes.js';
 import { gateRoutes } from './gates/routes.js';
 import { badgeRoutes, badgeTokenRoutes } from './badges/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { advisoryRoutes } from './advisories/routes.js';
+import { componentRoutes } from './components/routes.js';
+import { startAdvisorySync } from './advisories/sync.js';
+import { advisorySyncOptions } from './services.js';
 import { createMetrics, registerMetrics } from './http/metrics.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { startMaintenance } from './maintenance.js';
@@ -115,7 +119,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(authRoutes, { config, services });
   const apiRoutes = [
     meRoutes, apiKeyRoutes, orgRoutes, memberRoutes, repoRoutes, teamRoutes, userSearchRoutes, scanRoutes,
-    refRoutes, auditRoutes, analysisRoutes, gateRoutes, badgeTokenRoutes, webhookRoutes,
+    refRoutes, auditRoutes, analysisRoutes, gateRoutes, badgeTokenRoutes, webhookRoutes, advisoryRoutes, componentRoutes,
   ];
   for (const routes of apiRoutes) await app.register(routes, { prefix: '/api/v1', services });
   await app.register(badgeRoutes, { services });
@@ -125,14 +129,20 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const workers = options.workers ?? config.workers;
   const stopMaintenance = workers > 0 ? startMaintenance(services, app.log) : () => undefined;
   // Workers start once the server listens, so a backlog never delays the first answer.
+  let stopSync: () => Promise<void> = async () => undefined;
   app.addHook('onListen', async () => {
     services.scans.startWorkers(workers, app.log);
     services.webhooks.startWorkers(workers, app.log);
+    // Instances with workers fetch advisory sources; a lease per source keeps it to one at a time.
+    if (workers > 0 && config.advisorySources.length > 0) {
+      stopSync = startAdvisorySync(db.kysely, config.advisorySources, config.advisorySyncMs, advisorySyncOptions(config), app.log);
+    }
   });
   // On close: stop claiming at once, let the upload in hand finish, then the database may close.
   let workersStopped: Promise<void> = Promise.resolve();
   app.addHook('preClose', async () => {
     stopMaintenance();
+    await stopSync();
     await services.scans.settlements.close();
     workersStopped = Promise.all([services.scans.stopWorkers(), services.webhooks.stopWorkers()]).then(() => undefined);
   });

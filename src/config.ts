@@ -46,6 +46,10 @@ export interface Config {
   rateLimit: RateLimitConfig;
   /** Lets webhooks reach loopback, private and link-local addresses (self-hosted receivers). */
   webhookAllowPrivate: boolean;
+  /** OSV zips or JSON files fetched at start and every advisorySyncMs; empty: nothing is fetched. */
+  advisorySources: string[];
+  advisorySyncMs: number;
+  advisoryAllowPrivate: boolean;
   /** How long a worker's claim on a webhook delivery holds without renewal. */
   webhookLeaseMs: number;
 }
@@ -92,7 +96,26 @@ export function loadConfig(env: Env = process.env): Config {
     },
     webhookAllowPrivate: boolean(env, 'SERVICE_WEBHOOK_ALLOW_PRIVATE', false),
     webhookLeaseMs: integer(env, 'SERVICE_WEBHOOK_LEASE_SECONDS', 30, 2, 3600) * 1000,
+    advisorySources: advisorySources(env.SERVICE_ADVISORY_SOURCES),
+    advisorySyncMs: integer(env, 'SERVICE_ADVISORY_SYNC_HOURS', 6, 1, 8760) * 3600 * 1000,
+    advisoryAllowPrivate: boolean(env, 'SERVICE_ADVISORY_ALLOW_PRIVATE', false),
   };
+}
+
+/** Comma-separated http(s) URLs without credentials in them (they would show in the sources list). */
+function advisorySources(raw: string | undefined): string[] {
+  const urls = list(raw);
+  for (const value of urls) {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new ConfigError(`SERVICE_ADVISORY_SOURCES: "${value}" is not a URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`SERVICE_ADVISORY_SOURCES: "${value}" must be an http or https URL`);
+    if (url.username || url.password) throw new ConfigError('SERVICE_ADVISORY_SOURCES: a URL must not carry a user name or password');
+  }
+  return [...new Set(urls)];
 }
 
 export function parseDatabaseUrl(value: string): DatabaseConfig {

@@ -6,8 +6,11 @@ import { buildApp } from './app.js';
 import { resolveSessionSecret } from './auth/session.js';
 import { createServices } from './services.js';
 import { startMaintenance } from './maintenance.js';
+import { importPath } from './advisories/import-path.js';
+import { advisorySyncOptions, advisoryZipLimits } from './services.js';
+import { startAdvisorySync } from './advisories/sync.js';
 
-const COMMANDS = ['serve', 'worker', 'migrate'] as const;
+const COMMANDS = ['serve', 'worker', 'migrate', 'advisories'] as const;
 type Command = (typeof COMMANDS)[number];
 
 async function main(argv: string[]): Promise<void> {
@@ -32,8 +35,25 @@ async function main(argv: string[]): Promise<void> {
     await db.close();
     return;
   }
+  if (command === 'advisories') {
+    await advisories(argv.slice(1), config, db);
+    return;
+  }
   if (command === 'worker') await work(config, db, log);
   else await serve(config, db, log);
+}
+
+/** `advisories import PATH`: prints the import report as JSON; re-match jobs are left to the workers. */
+async function advisories(args: string[], config: Config, db: ReturnType<typeof openDatabase>): Promise<void> {
+  if (args[0] !== 'import' || !args[1]) fail('usage: scanyard advisories import PATH (an OSV JSON file, a zip of them, or a directory)');
+  try {
+    const report = await importPath(db.kysely, args[1], advisoryZipLimits(config));
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } catch (error) {
+    fail(`cannot import advisories from ${args[1]}: ${(error as Error).message}`);
+  } finally {
+    await db.close();
+  }
 }
 
 /** Ingest workers only: no HTTP. Scale these out beside `serve` on PostgreSQL. */
@@ -43,9 +63,13 @@ async function work(config: Config, db: ReturnType<typeof openDatabase>, log: pi
   services.scans.startWorkers(count, log);
   services.webhooks.startWorkers(count, log);
   const stopMaintenance = startMaintenance(services, log);
+  const stopSync = config.advisorySources.length > 0
+    ? startAdvisorySync(db.kysely, config.advisorySources, config.advisorySyncMs, advisorySyncOptions(config), log)
+    : async () => undefined;
   log.info({ workers: count }, 'ingest workers started');
   onShutdown(async () => {
     stopMaintenance();
+    await stopSync();
     await Promise.all([services.scans.stopWorkers(), services.webhooks.stopWorkers()]);
     await db.close();
   }, log);

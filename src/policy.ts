@@ -56,6 +56,10 @@ const RULES = {
   'webhook.read': owners,
   'webhook.manage': owners,
   'audit.read_site': siteAdmins('Only site administrators may read the site-wide audit log.'),
+  'advisory.import': siteAdmins('Only site administrators may import advisories.'),
+  'advisory.read': signedIn,
+  'advisory.sources': siteAdmins('Only site administrators may see the advisory sources.'),
+  'component.search': signedIn,
   'user.search': signedIn,
 } satisfies Record<string, OrgRule | SiteRule>;
 

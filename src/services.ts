@@ -26,6 +26,22 @@ import { gateService } from './gates/service.js';
 import { badgeService } from './badges/service.js';
 import { badgeStore } from './badges/store.js';
 import { createWebhooks } from './webhooks/index.js';
+import { advisoryService } from './advisories/service.js';
+import { componentService } from './components/service.js';
+import { componentStore } from './components/store.js';
+
+/** A zip of advisories may inflate to no more than ten uploads' worth, in at most a million files. */
+export function advisoryZipLimits(config: Config) {
+  return { maxInflatedBytes: config.maxUploadBytes * 10, maxEntries: 1_000_000 };
+}
+
+/** How advisory sources are fetched: the upload limits bound what a source may send. */
+export function advisorySyncOptions(config: Config) {
+  return {
+    allowPrivate: config.advisoryAllowPrivate, maxBytes: config.maxUploadBytes, limits: advisoryZipLimits(config),
+    timeoutMs: 10 * 60 * 1000, leaseMs: 30 * 60 * 1000,
+  };
+}
 
 /** Stores and services, built once per app from the database; routes receive what they need. */
 export function createServices(config: Config, db: Db) {
@@ -39,6 +55,7 @@ export function createServices(config: Config, db: Db) {
   const inOrgTransaction = transactions(k, (trx) => ({ orgs: orgStore(trx), members: memberStore(trx), teams: teamStore(trx) }));
   const repos = repoService(repoStore(k), policy, audit);
   const gates = gateService(k, repos.authorized, policy, audit);
+  const advisories = advisoryService(k, policy, advisoryZipLimits(config), config.advisorySources);
   const providerTypeOf = (id: string | null) => config.providers.find((p) => p.id === id)?.type;
   return {
     config,
@@ -60,6 +77,8 @@ export function createServices(config: Config, db: Db) {
     gateService: gates,
     badgeService: badgeService(badgeStore(k), repoStore(k), repos.authorized, gates, audit),
     webhooks: createWebhooks(config, db, policy, audit),
+    advisoryService: advisories,
+    componentService: componentService(componentStore(k), advisories, policy),
   };
 }
 export type Services = ReturnType<typeof createServices>;

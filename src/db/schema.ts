@@ -122,6 +122,8 @@ export interface UploadsTable {
   gate: Generated<string | null>;
   /** New, reopened and fixed findings by severity (JSON), once complete. */
   changes: Generated<string | null>;
+  /** SBOM components whose ecosystem or version cannot be ordered, so were not matched to advisories. */
+  components_unchecked: Generated<number | null>;
 }
 
 export interface UploadContentsTable {
@@ -187,6 +189,10 @@ export interface FindingsTable {
   commit_sha: Generated<string | null>;
   /** How many times the tool reported this same result in the upload that last saw it (at least 1). */
   occurrences: Generated<number>;
+  /** A vulnerability's other ids (JSON array), from its advisory; null for other findings. */
+  aliases: Generated<string | null>;
+  /** The nearest fixed versions above the installed one (JSON array); null for other findings. */
+  fixed_versions: Generated<string | null>;
 }
 
 export interface ComponentsTable {
@@ -202,6 +208,8 @@ export interface ComponentsTable {
   licenses: string;
   hashes: string;
   depends_on: string;
+  /** OSV ecosystem + normalised package name from the purl (advisories/ecosystems), null when none applies. */
+  package_key: string | null;
 }
 
 /**
@@ -332,6 +340,41 @@ export interface Database {
   badge_tokens: BadgeTokensTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  advisories: AdvisoriesTable;
+  advisory_aliases: AdvisoryAliasesTable;
+  advisory_packages: AdvisoryPackagesTable;
+  advisory_sources: AdvisorySourcesTable;
+}
+
+/** An OSV record as imported (advisories/osv.ts); timestamps are UTC ISO text. */
+export interface AdvisoriesTable {
+  id: string;
+  modified: string;
+  published: string | null;
+  withdrawn: string | null;
+  /** JSON array of the record's other ids (CVE, GHSA, ...). */
+  aliases: string;
+  summary: string | null;
+  details: string | null;
+  severity: string;
+  cvss_score: number | null;
+  imported_at: string;
+}
+
+export interface AdvisoryAliasesTable {
+  alias: string;
+  advisory_id: string;
+}
+
+/** One `affected[]` entry of an advisory; `ranges` and `versions` are its JSON. */
+export interface AdvisoryPackagesTable {
+  advisory_id: string;
+  ordinal: number;
+  ecosystem: string;
+  name: string;
+  package_key: string | null;
+  ranges: string;
+  versions: string;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -349,3 +392,22 @@ export type AuditEventRow = Selectable<AuditEventsTable>;
 export type AdminPinRow = Selectable<AdminPinsTable>;
 export type WebhookRow = Selectable<WebhooksTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+/** A sync URL (SERVICE_ADVISORY_SOURCES) and how its last fetch went; times are UTC ISO text. */
+export interface AdvisorySourcesTable {
+  url: string;
+  etag: string | null;
+  last_modified: string | null;
+  /** The last attempt, whatever came of it. */
+  checked_at: string | null;
+  /** The last import of a fresh copy (a 200 that could be read). */
+  synced_at: string | null;
+  last_error: string | null;
+  added: Generated<number>;
+  updated: Generated<number>;
+  withdrawn: Generated<number>;
+  unchanged: Generated<number>;
+  rejected: Generated<number>;
+  lease_until: string | null;
+  lease_token: string | null;
+}

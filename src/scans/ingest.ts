@@ -12,6 +12,11 @@ import { SEVERITY_RANK } from './parsers/severity.js';
 import { judgeUpload } from '../gates/judge.js';
 import { enqueueUploadCompleted } from '../webhooks/outbox.js';
 import type { ImportCounts } from './severity.js';
+import { packageOfPurl } from '../advisories/ecosystems/index.js';
+import { ADVISORIES, matchRef } from './advisory-matching.js';
+
+/** The format of a re-match job: a row in the uploads queue, written by an advisory import. */
+export const REMATCH_FORMAT = 'advisories';
 
 
 /** A pull request's upload against its base branch's current results. */
@@ -48,8 +53,22 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
         vsBase.fixed += against.fixed;
       }
     }
+    // An SBOM changes the ref's components and a re-match job follows an advisory import: either
+    // way the ref's advisory matches are worked out again, in this same transaction.
+    let unchecked: number | null = null;
+    // An SBOM with no components still counts: its packages are gone, so their findings are fixed.
+    if (upload.format === REMATCH_FORMAT || scan.format === 'cyclonedx' || scan.format === 'spdx') {
+      const matches = await matchRef(trx, ref.id);
+      unchecked = matches.unchecked;
+      // A ref that never had a vulnerable component gets no empty advisories analysis.
+      const hasAnalysis = matches.analysis.findings.length > 0
+        || (await store.analysis(ref.id, ADVISORIES.tool, ADVISORIES.category, ADVISORIES.format)) !== undefined;
+      const counts = !hasAnalysis ? null : await applyAnalysis(store, { ...upload, category: ADVISORIES.category }, ref, ADVISORIES.format, matches.analysis, fingerprintDistinct(matches.analysis.findings));
+      if (counts) for (const key of ['new', 'fixed', 'reopened', 'unchanged', 'findings'] as const) total[key] += counts[key];
+    }
     const at = now();
     await trx.updateTable('uploads').set({
+      components_unchecked: unchecked,
       status: 'complete', completed_at: at, lease_until: null, error: null,
       tools: JSON.stringify(scan.analyses.map((a) => a.tool.name)),
       new_count: total.new, fixed_count: total.fixed, reopened_count: total.reopened,
@@ -90,7 +109,7 @@ async function applyAnalysis(
   const dependsOn = new Map(parsed.dependencies.map((d) => [d.ref, d.dependsOn]));
   await store.replaceComponents(analysisId, parsed.components.map((c) => ({
     id: newId(), repository_id: upload.repository_id, analysis_id: analysisId, upload_id: upload.id,
-    ref: c.ref, name: c.name, version: c.version, purl: c.purl, type: c.type,
+    ref: c.ref, name: c.name, version: c.version, purl: c.purl, type: c.type, package_key: c.purl ? packageOfPurl(c.purl)?.key ?? null : null,
     licenses: JSON.stringify(c.licenses), hashes: JSON.stringify(c.hashes),
     depends_on: JSON.stringify((c.ref !== null && dependsOn.get(c.ref)) || []),
   })));
@@ -154,14 +173,18 @@ function details(f: NormalisedFinding, occurrences: number) {
     rule_name: f.ruleName, message: f.message, severity: f.severity, severity_rank: SEVERITY_RANK[f.severity],
     level: f.level, kind: f.kind, file_path: f.filePath, start_line: f.startLine, end_line: f.endLine,
     package_name: f.packageName, package_version: f.packageVersion, purl: f.purl, help_uri: f.helpUri,
-    commit_sha: f.commitSha, occurrences,
+    commit_sha: f.commitSha, occurrences, aliases: f.aliases ? JSON.stringify(f.aliases) : null, fixed_versions: fixedVersions(f),
   };
 }
 
 function detailsChanged(before: ExistingFinding, f: NormalisedFinding, occurrences: number): boolean {
   return before.severity !== f.severity || before.message !== f.message || before.start_line !== f.startLine
     || before.end_line !== f.endLine || before.file_path !== f.filePath || before.rule_name !== f.ruleName
-    || before.commit_sha !== f.commitSha || before.occurrences !== occurrences;
+    || before.commit_sha !== f.commitSha || before.occurrences !== occurrences || before.fixed_versions !== fixedVersions(f);
+}
+
+function fixedVersions(f: NormalisedFinding): string | null {
+  return f.fixedVersions ? JSON.stringify(f.fixedVersions) : null;
 }
 
 function newFindingRow(

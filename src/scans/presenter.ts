@@ -15,6 +15,7 @@ export function presentUpload(row: UploadRow): UploadJson {
       new: row.new_count, fixed: row.fixed_count, reopened: row.reopened_count, unchanged: row.unchanged_count,
       findings: row.findings_count, components: row.components_count,
     },
+    components_unchecked: row.components_unchecked,
     changes: row.changes ? (JSON.parse(row.changes) as UploadJson['changes']) : null,
     gate: row.gate ? (JSON.parse(row.gate) as UploadJson['gate']) : null,
     created_at: row.created_at, started_at: row.started_at, completed_at: row.completed_at,
@@ -56,7 +57,10 @@ export function presentFinding(row: FindingWithAnalysis): FindingJson {
     commit_sha: row.commit_sha, occurrences: row.occurrences,
     package: row.package_name ? { name: row.package_name, version: row.package_version, purl: row.purl } : null,
     // Rows stored before links were checked at parse time are checked here too.
-    help_uri: httpLink(row.help_uri), fingerprint: row.fingerprint, first_upload_id: row.first_upload_id,
+    help_uri: httpLink(row.help_uri),
+    aliases: row.aliases ? (JSON.parse(row.aliases) as string[]) : [],
+    fixed_versions: row.fixed_versions ? (JSON.parse(row.fixed_versions) as string[]) : null,
+    fingerprint: row.fingerprint, first_upload_id: row.first_upload_id,
     first_seen_at: row.created_at, updated_at: row.updated_at, fixed_at: row.fixed_at, reopened_at: row.reopened_at,
     fixed_upload_id: row.fixed_upload_id, reopened_upload_id: row.reopened_upload_id,
   };

@@ -12,7 +12,7 @@ const SeverityCountsSchema = Type.Object(Object.fromEntries(SEVERITIES.map((s) =
 export const UploadSchema = Type.Object({
   id: Type.String(),
   repository_id: Type.String(),
-  format: Type.String({ description: `One of ${SCAN_FORMATS.join(', ')}.` }),
+  format: Type.String({ description: `One of ${SCAN_FORMATS.join(', ')}; or advisories: a re-match of the ref's components after an advisory import changed advisories of their packages.` }),
   status: Type.Enum(['pending', 'processing', 'complete', 'failed']),
   sha256: Type.String({ description: 'SHA-256 of the (decompressed) document.' }),
   size_bytes: Type.Integer(),
@@ -31,6 +31,9 @@ export const UploadSchema = Type.Object({
     new: Type.Integer(), fixed: Type.Integer(), reopened: Type.Integer(), unchanged: Type.Integer(),
     findings: Type.Integer(), components: Type.Integer(),
   }, { description: 'What this upload changed (once complete).' }),
+  components_unchecked: Nullable(Type.Integer({
+    description: 'Components with a purl that could not be matched against advisories (an ecosystem or version that cannot be ordered); null when no matching ran.',
+  })),
   changes: Type.Union([Type.Object({ new: SeverityCountsSchema, reopened: SeverityCountsSchema, fixed: SeverityCountsSchema }), Type.Null()], {
     description: 'What this upload changed, by severity (once complete).',
   }),
@@ -87,6 +90,8 @@ export const FindingSchema = Type.Object({
   occurrences: Type.Integer({ minimum: 1, description: 'How many times the tool reported this same result (same rule, place, lines and message) in the upload that last saw it; a repeat is counted, not listed twice.' }),
   package: Nullable(Type.Object({ name: Type.String(), version: Nullable(Type.String()), purl: Nullable(Type.String()) })),
   help_uri: Nullable(Type.String()),
+  aliases: Type.Array(Type.String(), { description: "A vulnerability's other ids (CVE, GHSA, ...), for findings matched from advisories." }),
+  fixed_versions: Nullable(Type.Array(Type.String(), { description: 'The nearest fixed versions above the installed one, for findings matched from advisories.' })),
   fingerprint: Type.String(),
   first_upload_id: Type.String(),
   first_seen_at: Time,

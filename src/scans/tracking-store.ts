@@ -12,7 +12,7 @@ const FINDING_COLUMNS: Record<keyof FindingsTable, PgColumnType> = {
   message: 'text', severity: 'text', severity_rank: 'integer', level: 'text', kind: 'text', file_path: 'text', start_line: 'integer',
   end_line: 'integer', package_name: 'text', package_version: 'text', purl: 'text', help_uri: 'text', state: 'text',
   first_upload_id: 'text', created_at: 'timestamptz', updated_at: 'timestamptz', fixed_at: 'timestamptz', reopened_at: 'timestamptz',
-  fixed_upload_id: 'text', reopened_upload_id: 'text', commit_sha: 'text', occurrences: 'integer',
+  fixed_upload_id: 'text', reopened_upload_id: 'text', commit_sha: 'text', occurrences: 'integer', aliases: 'text', fixed_versions: 'text',
 };
 
 /** What a re-import may change in a finding it already has; identity, state and history stay. */
@@ -25,10 +25,10 @@ export type FindingDetails = { id: string } & Pick<NewFinding, (typeof DETAIL_NA
 
 const COMPONENT_COLUMNS: Record<keyof ComponentsTable, PgColumnType> = {
   id: 'text', repository_id: 'text', analysis_id: 'text', upload_id: 'text', ref: 'text', name: 'text', version: 'text',
-  purl: 'text', type: 'text', licenses: 'text', hashes: 'text', depends_on: 'text',
+  purl: 'text', type: 'text', licenses: 'text', hashes: 'text', depends_on: 'text', package_key: 'text',
 };
 
-export type ExistingFinding = Pick<Selectable<FindingsTable>, 'id' | 'fingerprint' | 'state' | 'severity' | 'message' | 'start_line' | 'end_line' | 'file_path' | 'rule_name' | 'commit_sha' | 'occurrences'>;
+export type ExistingFinding = Pick<Selectable<FindingsTable>, 'id' | 'fingerprint' | 'state' | 'severity' | 'message' | 'start_line' | 'end_line' | 'file_path' | 'rule_name' | 'commit_sha' | 'occurrences' | 'fixed_versions'>;
 export type NewFinding = Insertable<FindingsTable>;
 export type NewComponent = Insertable<ComponentsTable>;
 
@@ -99,7 +99,7 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
 
     existingFindings(analysisId: string): Promise<ExistingFinding[]> {
       return trx.selectFrom('findings')
-        .select(['id', 'fingerprint', 'state', 'severity', 'message', 'start_line', 'end_line', 'file_path', 'rule_name', 'commit_sha', 'occurrences'])
+        .select(['id', 'fingerprint', 'state', 'severity', 'message', 'start_line', 'end_line', 'file_path', 'rule_name', 'commit_sha', 'occurrences', 'fixed_versions'])
         .where('analysis_id', '=', analysisId).execute();
     },
 

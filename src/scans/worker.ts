@@ -2,8 +2,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/index.js';
 import { detectFormat, DetectError } from './detect.js';
 import { parseScan } from './parsers/index.js';
-import { ParseError, type ScanFormat } from './parsers/types.js';
-import { applyScan } from './ingest.js';
+import { ParseError, type NormalisedScan, type ScanFormat } from './parsers/types.js';
+import type { UploadRow } from '../db/schema.js';
+import { applyScan, REMATCH_FORMAT } from './ingest.js';
 import type { ImportCounts } from './severity.js';
 import { stripNul } from './strip-nul.js';
 import type { ClaimedUpload, UploadStore } from './upload-store.js';
@@ -62,8 +63,7 @@ export async function processClaimed(deps: WorkerDeps, { upload, content }: Clai
     deps.uploads.renewLease(upload, options.leaseMs).catch(() => undefined);
   }, Math.max(1000, options.leaseMs / 3));
   try {
-    const { syntax } = detectFormat(content, { format: upload.format });
-    const scan = stripNul(content, parseScan(content, upload.format as ScanFormat, syntax));
+    const scan = upload.format === REMATCH_FORMAT ? { format: 'findings' as const, analyses: [] } : parse(upload, content);
     const counts = await applyScan(deps.db, upload, scan);
     if (counts === null) {
       log.warn('the claim on this upload was lost to another worker; its work was not committed');
@@ -86,4 +86,9 @@ export async function processClaimed(deps: WorkerDeps, { upload, content }: Clai
   } finally {
     clearInterval(heartbeat);
   }
+}
+
+function parse(upload: UploadRow, content: Buffer): NormalisedScan {
+  const { syntax } = detectFormat(content, { format: upload.format });
+  return stripNul(content, parseScan(content, upload.format as ScanFormat, syntax));
 }

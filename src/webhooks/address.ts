@@ -1,27 +1,5 @@
 import dns from 'node:dns';
-import type { LookupFunction } from 'node:net';
-import ipaddr from 'ipaddr.js';
-
-/**
- * Where a hook may point. Only addresses ipaddr.js classifies as global unicast pass: loopback,
- * private, link-local (with the 169.254.169.254 metadata service), unique-local (fd00:ec2::254),
- * CGNAT (100.100.100.200), multicast, unspecified, reserved, and IPv6 forms that embed an IPv4
- * address (mapped, NAT64, 6to4, Teredo) are all refused. IPv4-mapped IPv6 is judged as its IPv4.
- */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
-}
-
-export class AddressRefused extends Error {
-  override readonly name = 'AddressRefused';
-}
-
-/** The URL's host as an IP literal (IPv6 without brackets), or null for a name. */
-export function literalHost(url: URL): string | null {
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  return ipaddr.isValid(host) ? host : null;
-}
+import { isPublicAddress, literalHost } from '../net/address.js';
 
 /**
  * Checks a hook URL as given (scheme and, for an IP literal, the address). Names are checked again
@@ -69,25 +47,4 @@ export async function checkHookUrlResolved(
     return `resolves only to non-public addresses (${addresses.map((a) => a.address).join(', ')}); set SERVICE_WEBHOOK_ALLOW_PRIVATE=true to allow it`;
   }
   return null;
-}
-
-/**
- * A DNS lookup for the HTTP client that refuses non-public addresses. The socket connects to the
- * address returned here, the one that was checked, so a name re-bound between check and connect
- * cannot switch it.
- */
-export function guardedLookup(allowPrivate: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error, '', 0);
-      const list = addresses as dns.LookupAddress[];
-      const usable = allowPrivate ? list : list.filter((a) => isPublicAddress(a.address));
-      if (usable.length === 0) {
-        const refused = new AddressRefused(`${hostname} resolves only to non-public addresses (${list.map((a) => a.address).join(', ')})`);
-        return callback(Object.assign(refused, { code: 'EADDRREFUSED' }), '', 0);
-      }
-      if (options.all) return callback(null, usable);
-      return callback(null, usable[0]!.address, usable[0]!.family);
-    });
-  };
 }

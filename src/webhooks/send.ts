@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { AddressRefused, guardedLookup, isPublicAddress, literalHost } from './address.js';
+import { AddressRefused, guardedLookup, isPublicAddress, literalHost } from '../net/address.js';
 
 /** How much of a receiver's answer is kept for the deliveries list. */
 const RESPONSE_BODY_LIMIT = 1024;

@@ -21,9 +21,10 @@ type Caller = (typeof CALLERS)[number];
 
 /**
  * What an endpoint needs: any caller, one allowed to create orgs, an org reader, an org manager, or
- * an owner reading what only owners see (webhooks).
+ * an owner reading what only owners see (webhooks), or a site administrator changing what belongs
+ * to the whole site (advisory imports; a key narrowed to orgs still acts for its administrator).
  */
-type Rule = 'signed-in' | 'create-org' | 'read' | 'manage' | 'owner-read';
+type Rule = 'signed-in' | 'create-org' | 'read' | 'manage' | 'owner-read' | 'site-admin-write' | 'site-admin-read';
 
 const OK = 0; // the endpoint's own success status
 // 404: the org is not visible to the caller (not a member, or the key is narrowed elsewhere).
@@ -37,6 +38,8 @@ const MATRIX: Record<Rule, number[]> = {
   read:         [401,  404,     OK,    OK,   OK,     404,  404, 404,  OK,   OK,  404,  OK,   OK,  404,  OK,   OK,  404],
   manage:       [401,  404,     403,   OK,   OK,     404,  403, 404,  403,  403, 404,  OK,   403, 404,  OK,   403, 404],
   'owner-read': [401,  404,     403,   OK,   OK,     404,  404, 404,  403,  403, 404,  OK,   OK,  404,  OK,   OK,  404],
+  'site-admin-write': [401, 403, 403,  403,  OK,     403,  403, 403,  403,  403, 403,  403,  403, 403,  OK,   403, OK],
+  'site-admin-read': [401,  403,     403,   403,  OK,     403,  403, 403,  403,  403, 403,  403,  403, 403,  OK,   OK,  OK],
 };
 
 interface Fixture {
@@ -106,6 +109,12 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'GET /orgs/{id}/webhooks/{webhook_id}/deliveries', rule: 'owner-read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/webhooks/${f.webhook.id}/deliveries` }) },
   { route: 'POST /orgs/{id}/webhooks/{webhook_id}/ping', rule: 'manage', ok: 202, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/webhooks/${f.webhook.id}/ping` }) },
   { route: 'POST /orgs/{id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', rule: 'manage', ok: 202, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/webhooks/${f.webhook.id}/deliveries/${await f.fresh.finishedDelivery()}/redeliver` }) },
+  { route: 'GET /advisories', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/advisories?q=GHSA' }) },
+  { route: 'GET /components', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/components?ecosystem=npm' }) },
+  { route: 'GET /advisories/sources', rule: 'site-admin-read', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/advisories/sources' }) },
+  { route: 'POST /advisories/import', rule: 'site-admin-write', ok: 200, request: async () => ({ method: 'POST', url: '/api/v1/advisories/import', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ id: 'GHSA-matr-ixxx-test', modified: '2024-01-01T00:00:00Z', affected: [] }) }) },
+  // After the import above, which stores the record it reads.
+  { route: 'GET /advisories/{id}', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/advisories/GHSA-matr-ixxx-test' }) },
   { route: 'GET /users', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/users?q=o' }) },
 ];
 

@@ -11,6 +11,9 @@ describe('configuration', () => {
     expect(config).toMatchObject({ port: 8080, host: '127.0.0.1', baseUrl: 'http://localhost:8080', logLevel: 'info', devLogin: true, workers: 1 });
     expect(config.database).toEqual({ kind: 'sqlite', file: './data/scanyard.db' });
     expect(config.dataDir).toBe(path.resolve('data'));
+    expect(config).toMatchObject({ advisorySources: [], advisorySyncMs: 6 * 3600 * 1000, advisoryAllowPrivate: false });
+    expect(loadConfig({ SERVICE_ADVISORY_SOURCES: 'https://a.example/npm/all.zip, https://b.example/x.json' }).advisorySources)
+      .toEqual(['https://a.example/npm/all.zip', 'https://b.example/x.json']);
   });
 
   it('reads the spellings of DATABASE_URL people use', () => {
@@ -31,6 +34,10 @@ describe('configuration', () => {
     [{ SERVICE_BASE_URL: 'ftp://x' }, 'SERVICE_BASE_URL must be an http(s) URL'],
     [{ SERVICE_DEV_LOGIN: 'maybe' }, 'SERVICE_DEV_LOGIN must be true or false'],
     [{ SERVICE_WEBHOOK_ALLOW_PRIVATE: 'sometimes' }, 'SERVICE_WEBHOOK_ALLOW_PRIVATE must be true or false'],
+    [{ SERVICE_ADVISORY_SOURCES: 'ftp://mirror/all.zip' }, 'SERVICE_ADVISORY_SOURCES: "ftp://mirror/all.zip" must be an http or https URL'],
+    [{ SERVICE_ADVISORY_SOURCES: 'https://u:p@mirror/all.zip' }, 'SERVICE_ADVISORY_SOURCES: a URL must not carry a user name or password'],
+    [{ SERVICE_ADVISORY_SOURCES: 'all.zip' }, 'SERVICE_ADVISORY_SOURCES: "all.zip" is not a URL'],
+    [{ SERVICE_ADVISORY_SYNC_HOURS: '0' }, 'SERVICE_ADVISORY_SYNC_HOURS must be between 1 and 8760 (got 0)'],
     [{ SERVICE_WEBHOOK_LEASE_SECONDS: '1' }, 'SERVICE_WEBHOOK_LEASE_SECONDS must be between 2 and 3600'],
     [{ SERVICE_PROVIDERS: '[{"id":"x","type":"gitbucket"}]' }, 'SERVICE_PROVIDERS[0]'],
   ])('stops on %j with a clear message', (env, message) => {

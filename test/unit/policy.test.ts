@@ -73,6 +73,12 @@ describe('the policy', () => {
     ['a key narrowed to some orgs', actor({ key: { scope: 'write', orgIds: [ORG] } }), 'org.create', 403],
     ['a user', actor(), 'audit.read_site', 403],
     ['an administrator', actor({ admin: true }), 'audit.read_site', 'allowed'],
+    ['a user', actor(), 'advisory.import', 403],
+    ['an administrator', actor({ admin: true }), 'advisory.import', 'allowed'],
+    ['a user', actor(), 'advisory.sources', 403],
+    ['an administrator', actor({ admin: true }), 'advisory.sources', 'allowed'],
+    ['a read key', actor({ key: { scope: 'read', orgIds: null } }), 'advisory.read', 'allowed'],
+    ['a read key', actor({ key: { scope: 'read', orgIds: null } }), 'component.search', 'allowed'],
     ['a read key', actor({ key: { scope: 'read', orgIds: [ORG] } }), 'user.search', 'allowed'],
   ];
   it.each(siteCases)('%s doing %s: %s', async (_who, who, action, expected) => {

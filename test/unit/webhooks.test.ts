@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkHookUrl, checkHookUrlResolved, isPublicAddress } from '../../src/webhooks/address.js';
+import { checkHookUrl, checkHookUrlResolved } from '../../src/webhooks/address.js';
+import { isPublicAddress } from '../../src/net/address.js';
 import { MAX_ATTEMPTS, retryDelayMs, signature } from '../../src/webhooks/delivery.js';
 import { loadConfig } from '../../src/config.js';
 

@@ -8,6 +8,7 @@ import * as refs from './0006_refs.js';
 import * as gates from './0008_gates.js';
 import * as webhooks from './0009_webhooks.js';
 import * as findingCommitOccurrences from './0012_finding_commit_occurrences.js';
+import * as advisories from './0013_advisories.js';
 import * as partialChangeIndexes from './0015_partial_change_indexes.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0008_gates': gates,
   '0009_webhooks': webhooks,
   '0012_finding_commit_occurrences': findingCommitOccurrences,
+  '0013_advisories': advisories,
   '0015_partial_change_indexes': partialChangeIndexes,
 };
 

@@ -67,6 +67,10 @@ export interface NormalisedFinding {
   helpUri: string | null;
   /** The commit the report names for this finding (Gitleaks: where the secret was committed). */
   commitSha: string | null;
+  /** A vulnerability's other ids (CVE, GHSA, ...), for findings matched from advisories. */
+  aliases?: string[];
+  /** The nearest fixed versions above the installed one, for findings matched from advisories. */
+  fixedVersions?: string[];
 }
 
 export interface NormalisedComponent {

@@ -2369,7 +2369,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             repository_id: string;
-                            /** @description One of sarif, cyclonedx, spdx, findings. */
+                            /** @description One of sarif, cyclonedx, spdx, findings; or advisories: a re-match of the ref's components after an advisory import changed advisories of their packages. */
                             format: string;
                             /** @enum {unknown} */
                             status: "pending" | "processing" | "complete" | "failed";
@@ -2402,6 +2402,7 @@ export interface paths {
                                 findings: number;
                                 components: number;
                             };
+                            components_unchecked: number | null;
                             /** @description What this upload changed, by severity (once complete). */
                             changes: {
                                 new: {
@@ -2541,7 +2542,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             repository_id: string;
-                            /** @description One of sarif, cyclonedx, spdx, findings. */
+                            /** @description One of sarif, cyclonedx, spdx, findings; or advisories: a re-match of the ref's components after an advisory import changed advisories of their packages. */
                             format: string;
                             /** @enum {unknown} */
                             status: "pending" | "processing" | "complete" | "failed";
@@ -2574,6 +2575,7 @@ export interface paths {
                                 findings: number;
                                 components: number;
                             };
+                            components_unchecked: number | null;
                             /** @description What this upload changed, by severity (once complete). */
                             changes: {
                                 new: {
@@ -2700,7 +2702,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             repository_id: string;
-                            /** @description One of sarif, cyclonedx, spdx, findings. */
+                            /** @description One of sarif, cyclonedx, spdx, findings; or advisories: a re-match of the ref's components after an advisory import changed advisories of their packages. */
                             format: string;
                             /** @enum {unknown} */
                             status: "pending" | "processing" | "complete" | "failed";
@@ -2733,6 +2735,7 @@ export interface paths {
                                 findings: number;
                                 components: number;
                             };
+                            components_unchecked: number | null;
                             /** @description What this upload changed, by severity (once complete). */
                             changes: {
                                 new: {
@@ -2995,6 +2998,9 @@ export interface paths {
                                 purl: string | null;
                             } | null;
                             help_uri: string | null;
+                            /** @description A vulnerability's other ids (CVE, GHSA, ...), for findings matched from advisories. */
+                            aliases: string[];
+                            fixed_versions: string[] | null;
                             fingerprint: string;
                             first_upload_id: string;
                             /** Format: date-time */
@@ -5038,6 +5044,445 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/advisories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The advisory database, most recently modified first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 (at most 10000000). */
+                    page?: number;
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
+                    per_page?: number;
+                    /** @description Substring of the id, an alias or the summary. */
+                    q?: string;
+                    /** @description OSV ecosystem of an affected package, e.g. npm, PyPI, Debian:12. */
+                    ecosystem?: string;
+                    /** @description Name of an affected package as the advisory spells it. */
+                    package?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Advisories. */
+                200: {
+                    headers: {
+                        /** @description Total number of items. */
+                        "X-Total-Count"?: number;
+                        /** @description Current page. */
+                        "X-Page"?: number;
+                        /** @description Items per page. */
+                        "X-Per-Page"?: number;
+                        /** @description RFC 8288 links to the first, prev, next and last pages. */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            aliases: string[];
+                            summary: string | null;
+                            /** @enum {unknown} */
+                            severity: "critical" | "high" | "medium" | "low" | "info";
+                            cvss_score: number | null;
+                            /** Format: date-time */
+                            modified: string;
+                            published: string | null;
+                            withdrawn: string | null;
+                        }[];
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/advisories/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The configured sync sources (SERVICE_ADVISORY_SOURCES) and how each last went (site administrators) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            url: string;
+                            etag: string | null;
+                            last_modified: string | null;
+                            checked_at: string | null;
+                            synced_at: string | null;
+                            last_error: string | null;
+                            /** @description What the last import from it did. */
+                            counts: {
+                                added: number;
+                                updated: number;
+                                withdrawn: number;
+                                unchanged: number;
+                                rejected: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/advisories/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An advisory by its id or any alias, its affected packages, and the caller's repositories it affects */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            aliases: string[];
+                            summary: string | null;
+                            /** @enum {unknown} */
+                            severity: "critical" | "high" | "medium" | "low" | "info";
+                            cvss_score: number | null;
+                            /** Format: date-time */
+                            modified: string;
+                            published: string | null;
+                            withdrawn: string | null;
+                            details: string | null;
+                            affected: {
+                                ecosystem: string;
+                                name: string;
+                                ranges: {
+                                    type: string;
+                                    events: {
+                                        introduced?: string;
+                                        fixed?: string;
+                                        last_affected?: string;
+                                        limit?: string;
+                                    }[];
+                                }[];
+                                versions: string[];
+                            }[];
+                            /** @description The caller's repositories with a component it affects (open findings), by ref; at most 1,000. */
+                            repositories: {
+                                id: string;
+                                name: string;
+                                org: {
+                                    id: string;
+                                    name: string;
+                                };
+                                ref: string;
+                                package: {
+                                    name: string | null;
+                                    version: string | null;
+                                    purl: string | null;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/advisories/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import OSV advisories: one record, a JSON array of records, or a zip of them such as OSV's all.zip (site administrators) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description What the import did, record by record. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            added: number;
+                            /** @description Records whose `modified` is newer than the stored one. */
+                            updated: number;
+                            /** @description Records newly marked withdrawn: they match nothing any more. */
+                            withdrawn: number;
+                            /** @description Records not newer than the stored one. */
+                            unchanged: number;
+                            /** @description Records or files refused, each with why; the rest were imported. */
+                            rejected: {
+                                file: string;
+                                reason: string;
+                            }[];
+                            /** @description Repository refs queued to be matched again because advisories of their packages changed. */
+                            rematch_queued: number;
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/components": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Components across every repository the caller can see (where is this package used?) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 (at most 10000000). */
+                    page?: number;
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
+                    per_page?: number;
+                    /** @description A purl: with a version, that version only; without, every version (names normalised as the ecosystem does). */
+                    purl?: string;
+                    /** @description The component name exactly. */
+                    name?: string;
+                    /** @description OSV ecosystem, e.g. npm, PyPI, Maven, Debian:12. */
+                    ecosystem?: string;
+                    /** @description An advisory id or alias: the components it affects. */
+                    advisory?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Components with their repository, org and ref. */
+                200: {
+                    headers: {
+                        /** @description Total number of items. */
+                        "X-Total-Count"?: number;
+                        /** @description Current page. */
+                        "X-Page"?: number;
+                        /** @description Items per page. */
+                        "X-Per-Page"?: number;
+                        /** @description RFC 8288 links to the first, prev, next and last pages. */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            version: string | null;
+                            purl: string | null;
+                            type: string | null;
+                            /** @description The SBOM generator that reported it. */
+                            tool: string;
+                            repository: {
+                                id: string;
+                                name: string;
+                            };
+                            org: {
+                                id: string;
+                                name: string;
+                            };
+                            /** @description The ref whose SBOM lists it, as ?ref= names it. */
+                            ref: string;
+                        }[];
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

@@ -1,0 +1,36 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { importDocuments, type ImportReport } from './service.js';
+import { DocumentsError, type ZipLimits } from './documents.js';
+
+/**
+ * `scanyard advisories import PATH`: an OSV JSON file, a zip of them, or a directory holding either
+ * (read recursively). The operator's own files, so no policy is asked; one unreadable file is
+ * reported and the others imported.
+ */
+export async function importPath(db: Kysely<Database>, target: string, limits: ZipLimits): Promise<ImportReport> {
+  const report: ImportReport = { added: 0, updated: 0, withdrawn: 0, unchanged: 0, rejected: [], rematch_queued: 0 };
+  for (const file of await filesOf(target)) {
+    let part: ImportReport;
+    try {
+      part = await importDocuments(db, await fs.readFile(file), file, limits);
+    } catch (error) {
+      if (!(error instanceof DocumentsError)) throw error;
+      report.rejected.push({ file, reason: error.message });
+      continue;
+    }
+    for (const key of ['added', 'updated', 'withdrawn', 'unchanged', 'rematch_queued'] as const) report[key] += part[key];
+    report.rejected.push(...part.rejected);
+  }
+  return report;
+}
+
+async function filesOf(target: string): Promise<string[]> {
+  const stat = await fs.stat(target);
+  if (!stat.isDirectory()) return [target];
+  const entries = await fs.readdir(target, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile() && /\.(json|zip)$/i.test(e.name))
+    .map((e) => path.join(e.parentPath, e.name)).sort();
+}

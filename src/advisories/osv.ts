@@ -1,0 +1,157 @@
+import cvss from 'ae-cvss-calculator';
+import type { Severity } from '../scans/parsers/types.js';
+import { severityFromWord } from '../scans/parsers/severity.js';
+import { packageKey } from './ecosystems/index.js';
+
+/**
+ * An OSV record (schema 1.x) read into what Scanyard keeps of it. Pure: a parsed JSON value in,
+ * an Advisory out, or an OsvError saying why the record is refused.
+ */
+export interface RangeEvent {
+  introduced?: string;
+  fixed?: string;
+  last_affected?: string;
+  limit?: string;
+}
+
+export interface AffectedRange {
+  type: 'SEMVER' | 'ECOSYSTEM' | 'GIT';
+  events: RangeEvent[];
+}
+
+export interface AffectedPackage {
+  ecosystem: string;
+  name: string;
+  /** Null when the ecosystem is none we can order: stored for display, never matched. */
+  key: string | null;
+  ranges: AffectedRange[];
+  versions: string[];
+}
+
+export interface Advisory {
+  id: string;
+  modified: string;
+  published: string | null;
+  withdrawn: string | null;
+  aliases: string[];
+  summary: string | null;
+  details: string | null;
+  severity: Severity;
+  /** The CVSS score the severity was computed from, when the record has a vector we can score. */
+  cvssScore: number | null;
+  affected: AffectedPackage[];
+}
+
+export class OsvError extends Error {
+  override readonly name = 'OsvError';
+}
+
+const RANGE_TYPES = new Set(['SEMVER', 'ECOSYSTEM', 'GIT']);
+const EVENT_KINDS = ['introduced', 'fixed', 'last_affected', 'limit'] as const;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v !== '') : []);
+
+/** An RFC 3339 timestamp, kept as UTC ISO text so that stored values compare as strings. */
+function timestamp(value: unknown, field: string, required: true): string;
+function timestamp(value: unknown, field: string, required: false): string | null;
+function timestamp(value: unknown, field: string, required: boolean): string | null {
+  if (value === undefined || value === null) {
+    if (required) throw new OsvError(`"${field}" is missing`);
+    return null;
+  }
+  const at = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
+  if (Number.isNaN(at)) throw new OsvError(`"${field}" is not an RFC 3339 timestamp`);
+  return new Date(at).toISOString();
+}
+
+export function parseOsv(record: unknown): Advisory {
+  if (!isObject(record)) throw new OsvError('an OSV record must be a JSON object');
+  const id = text(record.id);
+  if (!id || id.length > 200) throw new OsvError('"id" is missing');
+  const affected = Array.isArray(record.affected) ? record.affected.map(parseAffected) : [];
+  const scored = cvssScore(record.severity) ?? affectedScore(record.affected);
+  return {
+    id,
+    modified: timestamp(record.modified, 'modified', true),
+    published: timestamp(record.published, 'published', false),
+    withdrawn: timestamp(record.withdrawn, 'withdrawn', false),
+    aliases: [...new Set(strings(record.aliases))].filter((alias) => alias !== id),
+    summary: text(record.summary),
+    details: text(record.details),
+    severity: scored !== null ? cvssSeverity(scored) : wordSeverity(record) ?? 'medium',
+    cvssScore: scored,
+    affected: affected.filter((a): a is AffectedPackage => a !== null),
+  };
+}
+
+function parseAffected(value: unknown): AffectedPackage | null {
+  if (!isObject(value) || !isObject(value.package)) return null;
+  const ecosystem = text(value.package.ecosystem);
+  const name = text(value.package.name);
+  if (!ecosystem || !name) return null;
+  const ranges: AffectedRange[] = [];
+  for (const range of Array.isArray(value.ranges) ? value.ranges : []) {
+    if (!isObject(range) || typeof range.type !== 'string' || !RANGE_TYPES.has(range.type) || !Array.isArray(range.events)) continue;
+    const events: RangeEvent[] = [];
+    for (const event of range.events) {
+      if (!isObject(event)) continue;
+      const kind = EVENT_KINDS.find((k) => typeof event[k] === 'string');
+      if (kind) events.push({ [kind]: event[kind] as string });
+    }
+    ranges.push({ type: range.type as AffectedRange['type'], events });
+  }
+  return { ecosystem, name, key: packageKey(ecosystem, name), ranges, versions: strings(value.versions) };
+}
+
+/** The highest score among the record's CVSS v3 and v4 vectors; null when none can be scored. */
+function cvssScore(severity: unknown): number | null {
+  let best: number | null = null;
+  for (const entry of Array.isArray(severity) ? severity : []) {
+    if (!isObject(entry) || typeof entry.score !== 'string') continue;
+    const score = scoreVector(entry.type, entry.score);
+    if (score !== null && (best === null || score > best)) best = score;
+  }
+  return best;
+}
+
+function affectedScore(affected: unknown): number | null {
+  let best: number | null = null;
+  for (const entry of Array.isArray(affected) ? affected : []) {
+    const score = isObject(entry) ? cvssScore(entry.severity) : null;
+    if (score !== null && (best === null || score > best)) best = score;
+  }
+  return best;
+}
+
+function scoreVector(type: unknown, vector: string): number | null {
+  try {
+    if (type === 'CVSS_V3' && vector.startsWith('CVSS:3.1/')) return new cvss.Cvss3P1(vector).calculateScores().base ?? null;
+    if (type === 'CVSS_V3' && vector.startsWith('CVSS:3.0/')) return new cvss.Cvss3P0(vector).calculateScores().base ?? null;
+    if (type === 'CVSS_V4' && vector.startsWith('CVSS:4.0/')) return new cvss.Cvss4P0(vector).calculateScores().base ?? null;
+  } catch {
+    // A malformed vector rates nothing; the record's own severity word is used instead.
+  }
+  return null;
+}
+
+/** CVSS's qualitative scale (v3.1 and v4.0 alike): 9.0 and up critical, 7.0 high, 4.0 medium, 0.1 low. */
+function cvssSeverity(score: number): Severity {
+  if (score >= 9) return 'critical';
+  if (score >= 7) return 'high';
+  if (score >= 4) return 'medium';
+  if (score > 0) return 'low';
+  return 'info';
+}
+
+/** `database_specific.severity` of the record (GitHub's "MODERATE", ...) or of an affected entry. */
+function wordSeverity(record: Record<string, unknown>): Severity | undefined {
+  const own = isObject(record.database_specific) ? severityFromWord(record.database_specific.severity) : undefined;
+  if (own) return own;
+  for (const entry of Array.isArray(record.affected) ? record.affected : []) {
+    const word = isObject(entry) && isObject(entry.database_specific) ? severityFromWord(entry.database_specific.severity) : undefined;
+    if (word) return word;
+  }
+  return undefined;
+}

@@ -1,0 +1,93 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Actor } from '../auth/actor.js';
+import type { Policy } from '../policy.js';
+import { badRequest, notFound } from '../problem.js';
+import type { Page } from '../db/page.js';
+import { advisoryStore, type AdvisoryFilters } from './store.js';
+import { parseOsv, OsvError } from './osv.js';
+import { DocumentsError, readDocuments, type Rejection, type ZipLimits } from './documents.js';
+import { enqueueRematch } from './rematch-store.js';
+import { sourceStore } from './sources-store.js';
+
+export interface ImportReport {
+  added: number;
+  updated: number;
+  withdrawn: number;
+  unchanged: number;
+  rejected: Rejection[];
+  /** Repository refs queued to be matched again because advisories of their packages changed. */
+  rematch_queued: number;
+}
+
+/**
+ * Imports OSV records. Each record stands alone: a bad one is reported with its file and reason
+ * and the rest go on. Refs whose components name a package an added, changed or withdrawn record
+ * affects are queued for re-matching in the uploads queue, so a crash loses none of them.
+ */
+export async function importDocuments(db: Kysely<Database>, bytes: Uint8Array, name: string, limits: ZipLimits): Promise<ImportReport> {
+  const { documents, rejected } = readDocuments(bytes, name, limits);
+  const store = advisoryStore(db);
+  const report: ImportReport = { added: 0, updated: 0, withdrawn: 0, unchanged: 0, rejected, rematch_queued: 0 };
+  const touched = new Set<string>();
+  for (const document of documents) {
+    let advisory;
+    try {
+      advisory = parseOsv(document.record);
+    } catch (error) {
+      if (!(error instanceof OsvError)) throw error;
+      report.rejected.push({ file: document.file, reason: error.message });
+      continue;
+    }
+    const saved = await store.save(advisory);
+    report[saved.outcome]++;
+    for (const key of saved.keys) touched.add(key);
+  }
+  report.rematch_queued = await enqueueRematch(db, [...touched]);
+  return report;
+}
+
+export function advisoryService(db: Kysely<Database>, policy: Policy, limits: ZipLimits, sourceUrls: string[]) {
+  const store = advisoryStore(db);
+  return {
+    /** The configured sync sources, in configured order, with how each last went (site administrators). */
+    async sources(actor: Actor) {
+      await policy.require(actor, 'advisory.sources');
+      const rows = new Map((await sourceStore(db).list(sourceUrls)).map((row) => [row.url, row]));
+      return sourceUrls.map((url) => rows.get(url) ?? { url });
+    },
+
+    async list(actor: Actor, filters: AdvisoryFilters, page: Page) {
+      await policy.require(actor, 'advisory.read');
+      return store.page(filters, page);
+    },
+
+    /** The id of the advisory this id or alias names; undefined when none does. */
+    async resolve(idOrAlias: string): Promise<string | undefined> {
+      return (await store.byIdOrAlias(idOrAlias))?.id;
+    },
+
+    /** The record, its affected packages, and those of the caller's repositories it matches. */
+    async get(actor: Actor, idOrAlias: string) {
+      await policy.require(actor, 'advisory.read');
+      const advisory = await store.byIdOrAlias(idOrAlias);
+      if (!advisory) throw notFound('The advisory');
+      const [packages, repositories] = await Promise.all([
+        store.packagesOf(advisory.id), store.affectedRepositories(advisory.id, policy.orgListScope(actor)),
+      ]);
+      return { advisory, packages, repositories };
+    },
+
+    async import(actor: Actor, bytes: Buffer): Promise<ImportReport> {
+      await policy.require(actor, 'advisory.import');
+      if (bytes.length === 0) throw badRequest('The body is empty; send an OSV record, a JSON array of records or a zip of them.');
+      try {
+        return await importDocuments(db, bytes, 'body', limits);
+      } catch (error) {
+        if (error instanceof DocumentsError) throw badRequest(`The advisories could not be read: ${error.message}.`);
+        throw error;
+      }
+    },
+  };
+}
+export type AdvisoryService = ReturnType<typeof advisoryService>;

@@ -1,0 +1,148 @@
+import type { Kysely } from 'kysely';
+import type { Selectable } from 'kysely';
+import type { AdvisoriesTable, AdvisoryPackagesTable, Database } from '../db/schema.js';
+import { now } from '../db/time.js';
+import { paginate, type Page, type Paged } from '../db/page.js';
+import { containsIgnoringCase } from '../db/like.js';
+import type { Advisory } from './osv.js';
+
+/** Keys per `IN (...)` list: well inside both databases' parameter limits. */
+const CHUNK = 5000;
+
+/** An affected package of a live (not withdrawn) advisory, with what a finding needs of the record. */
+export interface AffectedRow extends Pick<AdvisoryPackagesTable, 'package_key' | 'ranges' | 'versions'> {
+  advisory_id: string;
+  aliases: string;
+  summary: string | null;
+  severity: string;
+}
+
+export type AdvisoryRow = Selectable<AdvisoriesTable>;
+
+/** Which repositories a caller may see: members' orgs (null: any), within a key's orgs (null: any). */
+export interface RepositoryScope {
+  memberOf: string | null;
+  onlyIds: string[] | null;
+}
+
+export interface AdvisoryFilters {
+  q?: string;
+  ecosystem?: string;
+  package?: string;
+}
+
+export type ImportOutcome = 'added' | 'updated' | 'withdrawn' | 'unchanged';
+
+export function advisoryStore(db: Kysely<Database>) {
+  return {
+    /**
+     * Stores a record unless the stored one is as new or newer (`modified`). Returns what happened
+     * and the package keys whose matches may change (the old and the new record's).
+     */
+    async save(advisory: Advisory): Promise<{ outcome: ImportOutcome; keys: string[] }> {
+      return db.transaction().execute(async (trx) => {
+        const stored = await trx.selectFrom('advisories').select(['modified', 'withdrawn']).where('id', '=', advisory.id).executeTakeFirst();
+        if (stored && stored.modified >= advisory.modified) return { outcome: 'unchanged' as const, keys: [] };
+        const oldKeys = stored
+          ? (await trx.selectFrom('advisory_packages').select('package_key').where('advisory_id', '=', advisory.id).execute()).map((r) => r.package_key)
+          : [];
+        const row = {
+          modified: advisory.modified, published: advisory.published, withdrawn: advisory.withdrawn,
+          aliases: JSON.stringify(advisory.aliases), summary: advisory.summary, details: advisory.details,
+          severity: advisory.severity, cvss_score: advisory.cvssScore, imported_at: now(),
+        };
+        if (stored) {
+          await trx.updateTable('advisories').set(row).where('id', '=', advisory.id).execute();
+          await trx.deleteFrom('advisory_aliases').where('advisory_id', '=', advisory.id).execute();
+          await trx.deleteFrom('advisory_packages').where('advisory_id', '=', advisory.id).execute();
+        } else {
+          await trx.insertInto('advisories').values({ id: advisory.id, ...row }).execute();
+        }
+        if (advisory.aliases.length > 0) {
+          await trx.insertInto('advisory_aliases').values(advisory.aliases.map((alias) => ({ alias, advisory_id: advisory.id }))).execute();
+        }
+        if (advisory.affected.length > 0) {
+          await trx.insertInto('advisory_packages').values(advisory.affected.map((a, ordinal) => ({
+            advisory_id: advisory.id, ordinal, ecosystem: a.ecosystem, name: a.name, package_key: a.key,
+            ranges: JSON.stringify(a.ranges), versions: JSON.stringify(a.versions),
+          }))).execute();
+        }
+        const keys = [...oldKeys, ...advisory.affected.map((a) => a.key)].filter((k): k is string => k !== null);
+        const outcome: ImportOutcome = advisory.withdrawn && !stored?.withdrawn ? 'withdrawn' : stored ? 'updated' : 'added';
+        return { outcome, keys: [...new Set(keys)] };
+      });
+    },
+
+    /** The affected packages of live advisories among these package keys. */
+    async affecting(keys: string[]): Promise<AffectedRow[]> {
+      const rows: AffectedRow[] = [];
+      for (let i = 0; i < keys.length; i += CHUNK) {
+        rows.push(...await db.selectFrom('advisory_packages')
+          .innerJoin('advisories', 'advisories.id', 'advisory_packages.advisory_id')
+          .select(['advisory_packages.advisory_id', 'advisory_packages.package_key', 'advisory_packages.ranges', 'advisory_packages.versions',
+            'advisories.aliases', 'advisories.summary', 'advisories.severity'])
+          .where('advisory_packages.package_key', 'in', keys.slice(i, i + CHUNK))
+          .where('advisories.withdrawn', 'is', null)
+          .execute());
+      }
+      return rows;
+    },
+
+    /** A ref's components with a purl (the advisories analysis's own rows excluded: it has none). */
+    refComponents(refId: string) {
+      return db.selectFrom('components')
+        .innerJoin('analyses', 'analyses.id', 'components.analysis_id')
+        .select(['components.name', 'components.version', 'components.purl', 'components.package_key'])
+        .where('analyses.ref_id', '=', refId).where('components.purl', 'is not', null)
+        .execute();
+    },
+
+    page(filters: AdvisoryFilters, page: Page): Promise<Paged<AdvisoryRow>> {
+      let query = db.selectFrom('advisories');
+      if (filters.q) {
+        const q = filters.q;
+        query = query.where((eb) => eb.or([
+          containsIgnoringCase('advisories.id', q), containsIgnoringCase('advisories.aliases', q), containsIgnoringCase('advisories.summary', q),
+        ]));
+      }
+      if (filters.ecosystem !== undefined || filters.package !== undefined) {
+        query = query.where((eb) => eb.exists(eb.selectFrom('advisory_packages').select('advisory_packages.advisory_id')
+          .whereRef('advisory_packages.advisory_id', '=', 'advisories.id')
+          .$if(filters.ecosystem !== undefined, (q) => q.where('advisory_packages.ecosystem', '=', filters.ecosystem!))
+          .$if(filters.package !== undefined, (q) => q.where('advisory_packages.name', '=', filters.package!))));
+      }
+      return paginate(query, page, (q) => q.selectAll('advisories').orderBy('advisories.modified', 'desc').orderBy('advisories.id'));
+    },
+
+    /** By its id, else by one of its aliases (the first such record by id when several share it). */
+    async byIdOrAlias(id: string): Promise<AdvisoryRow | undefined> {
+      return (await db.selectFrom('advisories').selectAll().where('id', '=', id).executeTakeFirst())
+        ?? db.selectFrom('advisories').selectAll()
+          .where('id', 'in', (eb) => eb.selectFrom('advisory_aliases').select('advisory_id').where('alias', '=', id))
+          .orderBy('id').limit(1).executeTakeFirst();
+    },
+
+    packagesOf(advisoryId: string) {
+      return db.selectFrom('advisory_packages').select(['ecosystem', 'name', 'ranges', 'versions'])
+        .where('advisory_id', '=', advisoryId).orderBy('ordinal').execute();
+    },
+
+    /** The repositories in scope whose components this advisory matches (its open findings), by ref. */
+    affectedRepositories(advisoryId: string, scope: RepositoryScope) {
+      if (scope.onlyIds?.length === 0) return Promise.resolve([]);
+      return db.selectFrom('findings')
+        .innerJoin('analyses', 'analyses.id', 'findings.analysis_id')
+        .innerJoin('refs', 'refs.id', 'analyses.ref_id')
+        .innerJoin('repos', 'repos.id', 'findings.repository_id')
+        .innerJoin('orgs', 'orgs.id', 'repos.org_id')
+        .select(['repos.id as repository_id', 'repos.name as repository_name', 'orgs.id as org_id', 'orgs.name as org_name',
+          'refs.kind as ref_kind', 'refs.name as ref_name', 'findings.package_name', 'findings.package_version', 'findings.purl'])
+        .where('findings.rule_id', '=', advisoryId).where('findings.state', '=', 'open').where('analyses.tool', '=', 'advisories')
+        .$if(scope.memberOf !== null, (q) => q.where('repos.org_id', 'in', (eb) => eb.selectFrom('memberships').select('org_id').where('user_id', '=', scope.memberOf!)))
+        .$if(scope.onlyIds !== null, (q) => q.where('repos.org_id', 'in', scope.onlyIds!))
+        .orderBy('orgs.name').orderBy('repos.name').orderBy('refs.name').orderBy('findings.purl')
+        .limit(1000)
+        .execute();
+    },
+  };
+}

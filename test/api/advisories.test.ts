@@ -1,0 +1,244 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { zipSync, strToU8 } from 'fflate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { DB_KINDS } from '../support/db.js';
+import { importPath } from '../../src/advisories/import-path.js';
+
+/** OSV records as osv.dev publishes them (schema 1.6). */
+function osv(id: string, fields: Record<string, unknown>) {
+  return { schema_version: '1.6.0', id, modified: '2024-01-01T00:00:00Z', published: '2023-12-01T00:00:00Z', ...fields };
+}
+
+const LODASH = osv('GHSA-35jh-r3h4-6jhm', {
+  aliases: ['CVE-2021-23337'],
+  summary: 'Command Injection in lodash',
+  severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:H/UI:N/S:U/C:H/I:H/A:H' }],
+  affected: [{
+    package: { ecosystem: 'npm', name: 'lodash', purl: 'pkg:npm/lodash' },
+    ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '4.17.21' }] }],
+    database_specific: { source: 'https://github.com/github/advisory-database/blob/main/advisories/github-reviewed/2021/02/GHSA-35jh-r3h4-6jhm/GHSA-35jh-r3h4-6jhm.json' },
+  }],
+  database_specific: { severity: 'HIGH', cwe_ids: ['CWE-77', 'CWE-94'], github_reviewed: true },
+});
+
+const REQUESTS = osv('PYSEC-2023-74', {
+  aliases: ['CVE-2023-32681', 'GHSA-j8r2-6x86-q33q'],
+  summary: 'Unintended leak of Proxy-Authorization header in requests',
+  affected: [{
+    package: { ecosystem: 'PyPI', name: 'requests', purl: 'pkg:pypi/requests' },
+    ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '2.3.0' }, { fixed: '2.31.0' }] }],
+    versions: ['2.3.0', '2.30.0'],
+  }],
+});
+
+/** A later advisory against a package the repositories already have. */
+const MINIMIST = osv('GHSA-xvch-5gv4-984h', {
+  aliases: ['CVE-2021-44906'],
+  summary: 'Prototype Pollution in minimist',
+  severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }],
+  affected: [{
+    package: { ecosystem: 'npm', name: 'minimist', purl: 'pkg:npm/minimist' },
+    ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '0.2.4' }, { introduced: '1.0.0' }, { fixed: '1.2.6' }] }],
+  }],
+});
+
+function cyclonedx(components: { name: string; version: string; purl: string }[]) {
+  return JSON.stringify({
+    bomFormat: 'CycloneDX', specVersion: '1.6', version: 1,
+    metadata: { tools: { components: [{ type: 'application', name: 'cdxgen', version: '11.0.0' }] } },
+    components: components.map((c) => ({ type: 'library', 'bom-ref': c.purl, ...c })),
+  });
+}
+
+function spdx(packages: { name: string; version: string; purl: string }[]) {
+  return JSON.stringify({
+    spdxVersion: 'SPDX-2.3', dataLicense: 'CC0-1.0', SPDXID: 'SPDXRef-DOCUMENT', name: 'app', documentNamespace: 'https://example.com/app-1',
+    creationInfo: { created: '2024-01-01T00:00:00Z', creators: ['Tool: syft-1.0.0'] },
+    packages: packages.map((p, i) => ({
+      name: p.name, SPDXID: `SPDXRef-Package-${i}`, versionInfo: p.version, downloadLocation: 'NOASSERTION',
+      externalRefs: [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: p.purl }],
+    })),
+  });
+}
+
+interface Finding { rule_id: string; state: string; severity: string; tool: string; aliases: string[]; fixed_versions: string[] | null; package: { name: string; version: string; purl: string } | null }
+
+describe.each(DB_KINDS)('advisories on %s', (kind) => {
+  let t: TestApp;
+  let admin: { cookie: string };
+  let owner: { cookie: string };
+  let orgId: string;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    admin = await t.user('admin', { admin: true });
+    owner = await t.user('owner');
+    orgId = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie: owner.cookie }, payload: { name: 'acme' } })).json().id;
+  });
+  afterAll(() => t.close());
+
+  const newRepo = async (name: string) =>
+    (await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/repos`, headers: { cookie: owner.cookie }, payload: { name } })).json().id as string;
+  const importAdvisories = (body: unknown, cookie = admin.cookie, contentType = 'application/json') => t.request({
+    method: 'POST', url: '/api/v1/advisories/import', headers: { cookie, 'content-type': contentType },
+    payload: Buffer.isBuffer(body) ? body : JSON.stringify(body),
+  });
+  const upload = async (repo: string, body: string) => {
+    const res = await t.request({ method: 'POST', url: `/api/v1/repos/${repo}/upload`, headers: { cookie: owner.cookie, 'content-type': 'application/octet-stream' }, payload: body });
+    expect(res.statusCode, res.body).toBe(202);
+    await t.drain();
+    return (await t.request({ url: `/api/v1/uploads/${res.json().id}`, headers: { cookie: owner.cookie } })).json();
+  };
+  const findings = async (repo: string, state = 'all') =>
+    (await t.request({ url: `/api/v1/repos/${repo}/findings?tool=advisories&state=${state}`, headers: { cookie: owner.cookie } })).json<Finding[]>();
+  const status = async (repo: string) =>
+    (await t.request({ url: `/api/v1/repos/${repo}/status`, headers: { cookie: owner.cookie } })).json<{ findings: { open: number; high: number; critical: number } }>();
+
+  it('lets only site administrators import, and reports each record; a newer `modified` replaces, an older one does not', async () => {
+    expect((await importAdvisories(LODASH, owner.cookie)).statusCode).toBe(403);
+    const first = await importAdvisories([LODASH, REQUESTS, { id: 'BROKEN-1' }, osv('BAD-2', { modified: 'last tuesday' })]);
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json()).toEqual({
+      added: 2, updated: 0, withdrawn: 0, unchanged: 0, rematch_queued: 0,
+      rejected: [{ file: 'body[2]', reason: '"modified" is missing' }, { file: 'body[3]', reason: '"modified" is not an RFC 3339 timestamp' }],
+    });
+    expect((await importAdvisories(LODASH)).json()).toMatchObject({ added: 0, unchanged: 1 });
+    expect((await importAdvisories({ ...LODASH, modified: '2023-01-01T00:00:00Z' })).json()).toMatchObject({ unchanged: 1 });
+    expect((await importAdvisories({ ...LODASH, modified: '2024-02-01T00:00:00Z' })).json()).toMatchObject({ updated: 1 });
+    const empty = await importAdvisories(Buffer.alloc(0), admin.cookie, 'application/zip');
+    expect(empty.statusCode).toBe(400);
+    expect(empty.headers['content-type']).toContain('application/problem+json');
+    const corrupt = await importAdvisories(Buffer.from('PK\u0003\u0004 this is no zip'), admin.cookie, 'application/zip');
+    expect(corrupt.statusCode).toBe(400);
+    expect(corrupt.json().detail).toMatch(/zip cannot be read/);
+  });
+
+  it('imports a zip laid out like OSV\'s all.zip, rejecting its bad files by name', async () => {
+    const zip = zipSync({
+      'GHSA-35jh-r3h4-6jhm.json': strToU8(JSON.stringify(LODASH)),
+      'broken.json': strToU8('{"id": '),
+      'README.txt': strToU8('not an advisory'),
+    });
+    const res = await importAdvisories(Buffer.from(zip), admin.cookie, 'application/zip');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ unchanged: 1, rejected: [{ file: 'body:broken.json', reason: expect.stringMatching(/^not valid JSON/) }] });
+  });
+
+  it('completes a CycloneDX upload with its vulnerabilities, counting what it cannot check', async () => {
+    const repo = await newRepo('web');
+    const done = await upload(repo, cyclonedx([
+      { name: 'lodash', version: '4.17.15', purl: 'pkg:npm/lodash@4.17.15' },
+      { name: 'left-pad', version: '1.3.0', purl: 'pkg:npm/left-pad@1.3.0' },
+      { name: 'checkout', version: 'v4', purl: 'pkg:github/actions/checkout@v4' },
+      { name: 'weird', version: 'latest', purl: 'pkg:npm/weird@latest' },
+    ]));
+    expect(done).toMatchObject({ status: 'complete', components_unchecked: 2, counts: { new: 1, components: 4 } });
+    const [finding, ...rest] = await findings(repo);
+    expect(rest).toEqual([]);
+    expect(finding).toMatchObject({
+      rule_id: 'GHSA-35jh-r3h4-6jhm', tool: 'advisories', state: 'open', severity: 'high', aliases: ['CVE-2021-23337'],
+      fixed_versions: ['4.17.21'], package: { name: 'lodash', version: '4.17.15', purl: 'pkg:npm/lodash@4.17.15' },
+    });
+    expect((await status(repo)).findings).toMatchObject({ open: 1, high: 1 });
+
+    // Still affected after an upgrade: the same finding stays open. Past the fix: fixed.
+    expect(await upload(repo, cyclonedx([{ name: 'lodash', version: '4.17.20', purl: 'pkg:npm/lodash@4.17.20' }]))).toMatchObject({ counts: { new: 0, fixed: 0 } });
+    expect((await findings(repo, 'open')).map((f) => f.package?.version)).toEqual(['4.17.20']);
+    expect(await upload(repo, cyclonedx([{ name: 'lodash', version: '4.17.21', purl: 'pkg:npm/lodash@4.17.21' }]))).toMatchObject({ counts: { fixed: 1 } });
+    expect(await findings(repo, 'open')).toEqual([]);
+    expect((await status(repo)).findings.open).toBe(0);
+  });
+
+  it('fixes the findings of packages an SBOM no longer lists, even when it lists nothing', async () => {
+    const repo = await newRepo('emptied');
+    await upload(repo, cyclonedx([{ name: 'lodash', version: '4.17.15', purl: 'pkg:npm/lodash@4.17.15' }]));
+    expect((await findings(repo, 'open')).map((f) => f.rule_id)).toEqual(['GHSA-35jh-r3h4-6jhm']);
+    expect(await upload(repo, cyclonedx([]))).toMatchObject({ status: 'complete', components_unchecked: 0, counts: { fixed: 1 } });
+    expect(await findings(repo, 'open')).toEqual([]);
+  });
+
+  it('completes an SPDX upload with its vulnerabilities (an exact versions[] entry, PEP 503 names)', async () => {
+    const repo = await newRepo('api');
+    await upload(repo, spdx([{ name: 'Requests', version: '2.30.0', purl: 'pkg:pypi/Requests@2.30.0' }, { name: 'flask', version: '3.0.0', purl: 'pkg:pypi/flask@3.0.0' }]));
+    expect((await findings(repo)).map((f) => [f.rule_id, f.severity, f.aliases, f.fixed_versions])).toEqual([
+      ['PYSEC-2023-74', 'medium', ['CVE-2023-32681', 'GHSA-j8r2-6x86-q33q'], ['2.31.0']],
+    ]);
+  });
+
+  it('a later import opens findings in repositories that uploaded nothing since; withdrawing fixes them', async () => {
+    const repo = await newRepo('legacy');
+    await upload(repo, cyclonedx([{ name: 'minimist', version: '1.2.5', purl: 'pkg:npm/minimist@1.2.5' }]));
+    expect(await findings(repo)).toEqual([]);
+
+    const report = (await importAdvisories(MINIMIST)).json();
+    expect(report).toMatchObject({ added: 1, rematch_queued: 1 });
+    expect(await t.drain()).toBe(1);
+    expect((await findings(repo)).map((f) => [f.rule_id, f.state, f.severity, f.fixed_versions])).toEqual([['GHSA-xvch-5gv4-984h', 'open', 'critical', ['1.2.6']]]);
+    expect((await status(repo)).findings).toMatchObject({ open: 1, critical: 1 });
+
+    const withdrawn = (await importAdvisories({ ...MINIMIST, modified: '2024-06-01T00:00:00Z', withdrawn: '2024-06-01T00:00:00Z' })).json();
+    expect(withdrawn).toMatchObject({ withdrawn: 1, rematch_queued: 1 });
+    await t.drain();
+    expect((await findings(repo)).map((f) => f.state)).toEqual(['fixed']);
+    expect((await status(repo)).findings.open).toBe(0);
+  });
+
+  it('lists and finds advisories by id or alias, with the caller\'s affected repositories only', async () => {
+    const stranger = await t.user('stranger');
+    const list = async (query: string, cookie = owner.cookie) =>
+      (await t.request({ url: `/api/v1/advisories${query}`, headers: { cookie } })).json<{ id: string }[]>().map((a) => a.id);
+    expect(await list('?q=cve-2023-32681')).toEqual(['PYSEC-2023-74']);
+    expect(await list('?ecosystem=PyPI')).toEqual(['PYSEC-2023-74']);
+    expect(await list('?ecosystem=npm&package=lodash')).toEqual(['GHSA-35jh-r3h4-6jhm']);
+    expect(await list('?q=Command+Injection', stranger.cookie)).toEqual(['GHSA-35jh-r3h4-6jhm']);
+
+    const byAlias = await t.request({ url: '/api/v1/advisories/GHSA-j8r2-6x86-q33q', headers: { cookie: owner.cookie } });
+    expect(byAlias.statusCode).toBe(200);
+    expect(byAlias.json()).toMatchObject({
+      id: 'PYSEC-2023-74', severity: 'medium', cvss_score: null,
+      affected: [{ ecosystem: 'PyPI', name: 'requests', versions: ['2.3.0', '2.30.0'], ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '2.3.0' }, { fixed: '2.31.0' }] }] }],
+      repositories: [{ name: 'api', org: { id: orgId, name: 'acme' }, ref: 'main', package: { name: 'Requests', version: '2.30.0', purl: 'pkg:pypi/Requests@2.30.0' } }],
+    });
+    const asStranger = await t.request({ url: '/api/v1/advisories/PYSEC-2023-74', headers: { cookie: stranger.cookie } });
+    expect(asStranger.json().repositories).toEqual([]);
+    const missing = await t.request({ url: '/api/v1/advisories/CVE-1999-0000', headers: { cookie: owner.cookie } });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.headers['content-type']).toContain('application/problem+json');
+  });
+
+  it('finds where a package is used across the caller\'s repositories', async () => {
+    const stranger = await t.user('outsider');
+    const uses = async (query: string, cookie = owner.cookie) => {
+      const res = await t.request({ url: `/api/v1/components${query}`, headers: { cookie } });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json<{ name: string; version: string; repository: { name: string }; org: { name: string }; ref: string }[]>()
+        .map((c) => `${c.org.name}/${c.repository.name}@${c.ref}: ${c.name} ${c.version}`);
+    };
+    expect(await uses('?purl=pkg:pypi/requests')).toEqual(['acme/api@main: Requests 2.30.0']);
+    expect(await uses('?purl=pkg:pypi/requests@2.30.0')).toEqual(['acme/api@main: Requests 2.30.0']);
+    expect(await uses('?purl=pkg:pypi/requests@2.31.0')).toEqual([]);
+    expect(await uses('?ecosystem=npm')).toEqual(['acme/legacy@main: minimist 1.2.5', 'acme/web@main: lodash 4.17.21']);
+    expect(await uses('?name=flask')).toEqual(['acme/api@main: flask 3.0.0']);
+    expect(await uses('?advisory=CVE-2023-32681')).toEqual(['acme/api@main: Requests 2.30.0']);
+    expect(await uses('?advisory=CVE-1999-0000')).toEqual([]);
+    expect(await uses('?ecosystem=PyPI', stranger.cookie)).toEqual([]);
+  });
+
+  it('imports a directory of OSV files and zips from the command line', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'osv-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'npm'));
+      fs.writeFileSync(path.join(dir, 'npm', 'new.json'), JSON.stringify(osv('GHSA-aaaa-bbbb-cccc', {
+        affected: [{ package: { ecosystem: 'npm', name: 'left-pad' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { last_affected: '1.3.0' }] }] }],
+      })));
+      fs.writeFileSync(path.join(dir, 'all.zip'), zipSync({ 'PYSEC-2023-74.json': strToU8(JSON.stringify(REQUESTS)) }));
+      fs.writeFileSync(path.join(dir, 'bad.zip'), 'PK\u0003\u0004 broken');
+      const report = await importPath(t.db.kysely, dir, { maxInflatedBytes: 1 << 20, maxEntries: 10 });
+      expect(report).toMatchObject({ added: 1, unchanged: 1, rejected: [{ file: path.join(dir, 'bad.zip'), reason: expect.stringMatching(/zip cannot be read/) }] });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
