@@ -26,8 +26,10 @@ export async function runMaintenance(services: Services, log: FastifyBaseLogger)
     const refs = await services.scans.pruneIdleRefs();
     await services.sessions.pruneExpired();
     await services.webhooks.pruneDeliveries();
+    const expired = await services.findingService.expireDismissals();
     if (pruned > 0) log.info({ pruned }, 'pruned raw upload contents past their retention');
     if (refs > 0) log.info({ refs }, 'removed branches and pull requests idle past their retention');
+    if (expired > 0) log.info({ expired }, 'reopened findings whose dismissal expired');
   } catch (error) {
     log.warn({ err: error }, 'housekeeping failed; will try again');
   }

@@ -20,6 +20,8 @@ import { teamService } from './teams/service.js';
 import { createScans } from './scans/index.js';
 import { analysisStore } from './analyses/store.js';
 import { analysisService } from './analyses/service.js';
+import { findingStore } from './findings/store.js';
+import { findingService } from './findings/service.js';
 import { adminPinStore } from './auth/admin-pins-store.js';
 import { siteAdmins } from './auth/site-admins.js';
 import { gateService } from './gates/service.js';
@@ -56,6 +58,7 @@ export function createServices(config: Config, db: Db) {
     teamService: teamService(teamStore(k), policy, inOrgTransaction, audit),
     scans: createScans(config, db, repos.authorized),
     analysisService: analysisService(analysisStore(db), repos.authorized, audit),
+    findingService: findingService(findingStore(db), repos.authorized, audit),
     admins: siteAdmins(config.admins, adminPinStore(k)),
     gateService: gates,
     badgeService: badgeService(badgeStore(k), repoStore(k), repos.authorized, gates, audit),

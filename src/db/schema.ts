@@ -150,6 +150,8 @@ export interface AnalysesTable extends ScanTotals {
   last_upload_id: string;
   completed_at: string;
   fixed_total: number;
+  /** Its findings present and dismissed (not counted in the open counts). */
+  dismissed: Generated<number>;
 }
 
 export interface FindingsTable {
@@ -309,6 +311,29 @@ export interface AdminPinsTable {
   pinned_at: string;
 }
 
+/** A dismissal of one fingerprint in one repository: every ref's finding of that fingerprint is dismissed. */
+export interface DismissalsTable {
+  repository_id: string;
+  fingerprint: string;
+  reason: string;
+  comment: string | null;
+  dismissed_by: string | null;
+  dismissed_at: string;
+  dismissed_until: string | null;
+}
+
+/** A triage change of a fingerprint: dismissed, reopened by hand, dismissal expired. */
+export interface FindingEventsTable {
+  id: string;
+  repository_id: string;
+  fingerprint: string;
+  event: string;
+  reason: string | null;
+  comment: string | null;
+  actor_id: string | null;
+  created_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -332,6 +357,8 @@ export interface Database {
   badge_tokens: BadgeTokensTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  dismissals: DismissalsTable;
+  finding_events: FindingEventsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

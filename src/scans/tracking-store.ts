@@ -63,6 +63,12 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
       await trx.updateTable('refs').set({ base_ref: baseRef }).where('id', '=', refId).execute();
     },
 
+    /** The repository's dismissed fingerprints: one indexed read per upload, however many findings it brings. */
+    async dismissedFingerprints(repositoryId: string): Promise<Set<string>> {
+      const rows = await trx.selectFrom('dismissals').select('fingerprint').where('repository_id', '=', repositoryId).execute();
+      return new Set(rows.map((r) => r.fingerprint));
+    },
+
     async openFingerprints(analysisId: string): Promise<string[]> {
       const rows = await trx.selectFrom('findings').select('fingerprint')
         .where('analysis_id', '=', analysisId).where('state', '=', 'open').execute();
@@ -85,7 +91,7 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
       await trx.insertInto('analyses').values(row).execute();
     },
 
-    async updateAnalysis(id: string, values: Partial<Omit<AnalysesTable, 'id'>>): Promise<void> {
+    async updateAnalysis(id: string, values: Omit<Updateable<AnalysesTable>, 'id'>): Promise<void> {
       await trx.updateTable('analyses').set(values).where('id', '=', id).execute();
     },
 

@@ -23,7 +23,7 @@ type Caller = (typeof CALLERS)[number];
  * What an endpoint needs: any caller, one allowed to create orgs, an org reader, an org manager, or
  * an owner reading what only owners see (webhooks).
  */
-type Rule = 'signed-in' | 'create-org' | 'read' | 'manage' | 'owner-read';
+type Rule = 'signed-in' | 'create-org' | 'read' | 'manage' | 'owner-read' | 'triage';
 
 const OK = 0; // the endpoint's own success status
 // 404: the org is not visible to the caller (not a member, or the key is narrowed elsewhere).
@@ -37,6 +37,7 @@ const MATRIX: Record<Rule, number[]> = {
   read:         [401,  404,     OK,    OK,   OK,     404,  404, 404,  OK,   OK,  404,  OK,   OK,  404,  OK,   OK,  404],
   manage:       [401,  404,     403,   OK,   OK,     404,  403, 404,  403,  403, 404,  OK,   403, 404,  OK,   403, 404],
   'owner-read': [401,  404,     403,   OK,   OK,     404,  404, 404,  403,  403, 404,  OK,   OK,  404,  OK,   OK,  404],
+  triage:       [401,  404,     OK,    OK,   OK,     404,  403, 404,  OK,   403, 404,  OK,   403, 404,  OK,   403, 404],
 };
 
 interface Fixture {
@@ -44,6 +45,8 @@ interface Fixture {
   repo: Repo;
   team: Team;
   webhook: { id: string };
+  /** A finding of the shared repository. */
+  finding: { id: string };
   /** Things some requests consume (a deleted repo cannot be deleted again): made fresh per call. */
   fresh: {
     org(): Promise<Org>;
@@ -106,6 +109,9 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'GET /orgs/{id}/webhooks/{webhook_id}/deliveries', rule: 'owner-read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/webhooks/${f.webhook.id}/deliveries` }) },
   { route: 'POST /orgs/{id}/webhooks/{webhook_id}/ping', rule: 'manage', ok: 202, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/webhooks/${f.webhook.id}/ping` }) },
   { route: 'POST /orgs/{id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', rule: 'manage', ok: 202, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/webhooks/${f.webhook.id}/deliveries/${await f.fresh.finishedDelivery()}/redeliver` }) },
+  { route: 'GET /findings/{id}', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/findings/${f.finding.id}` }) },
+  { route: 'GET /findings/{id}/history', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/findings/${f.finding.id}/history` }) },
+  { route: 'PATCH /findings/{id}', rule: 'triage', ok: 200, request: async (f) => ({ method: 'PATCH', url: `/api/v1/findings/${f.finding.id}`, payload: { state: 'dismissed', reason: 'wont_fix' } }) },
   { route: 'GET /users', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/users?q=o' }) },
 ];
 
@@ -141,11 +147,19 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
       return res.json<{ id: string }>();
     };
     const webhook = await makeWebhook();
+    const findingUpload = await t.request({
+      method: 'POST', url: `/api/v1/repos/${sharedRepo.id}/upload?category=matrix`,
+      headers: { cookie: owner!.cookie, 'content-type': 'application/sarif+json' }, payload: sarifLog([{ rule: 'r', file: 'a.js' }]),
+    });
+    if (findingUpload.statusCode !== 202) throw new Error(`upload failed: ${findingUpload.statusCode} ${findingUpload.body}`);
+    await t.drain();
+    const finding = (await t.request({ url: `/api/v1/repos/${sharedRepo.id}/findings`, headers: { cookie: owner!.cookie } })).json<{ id: string }[]>()[0]!;
     fixture = {
       org,
       repo: sharedRepo,
       team: await api.createTeam(owner!.cookie, org.id, { name: 'shared-team', members: [member!.user.id] }),
       webhook,
+      finding,
       fresh: {
         webhook: makeWebhook,
         finishedDelivery: async () => {
@@ -227,6 +241,7 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
       [`/api/v1/repos/${fixture.repo.id}/analyses`, `/api/v1/repos/${missing}/analyses`],
       [`/api/v1/repos/lookup?org=${encodeURIComponent(fixture.org.name)}&name=${fixture.repo.name}`, `/api/v1/repos/lookup?org=${encodeURIComponent(fixture.org.name)}&name=no-such-repo`],
       [`/api/v1/repos/${fixture.repo.id}/gate`, `/api/v1/repos/${missing}/gate`],
+      [`/api/v1/findings/${fixture.finding.id}`, `/api/v1/findings/${missing}`],
       [`/api/v1/orgs/${fixture.org.id}/policy`, `/api/v1/orgs/${missing}/policy`],
     ];
     for (const [hidden, absent] of pairs) {

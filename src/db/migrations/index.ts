@@ -8,6 +8,7 @@ import * as refs from './0006_refs.js';
 import * as gates from './0008_gates.js';
 import * as webhooks from './0009_webhooks.js';
 import * as findingCommitOccurrences from './0012_finding_commit_occurrences.js';
+import * as triage from './0014_triage.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0008_gates': gates,
   '0009_webhooks': webhooks,
   '0012_finding_commit_occurrences': findingCommitOccurrences,
+  '0014_triage': triage,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -2855,7 +2855,7 @@ export interface paths {
                             state: "never_scanned" | "pending" | "processing" | "complete" | "failed";
                             last_upload_at: string | null;
                             last_completed_at: string | null;
-                            /** @description Open findings across the ref's analyses. */
+                            /** @description Open findings across the ref's analyses, and the dismissed ones apart. */
                             findings: {
                                 open: number;
                                 critical: number;
@@ -2863,6 +2863,8 @@ export interface paths {
                                 medium: number;
                                 low: number;
                                 info: number;
+                                /** @description Present and dismissed (by hand or by the tool itself); not counted in open or the severities. */
+                                dismissed: number;
                             };
                             components: number;
                             analyses: {
@@ -2931,7 +2933,7 @@ export interface paths {
                     /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
                     per_page?: number;
                     /** @description Default open; all when introduced_in, fixed_in or reopened_in is given. */
-                    state?: "open" | "fixed" | "all";
+                    state?: "open" | "fixed" | "dismissed" | "all";
                     severity?: "critical" | "high" | "medium" | "low" | "info";
                     tool?: string;
                     /** @description Substring of the rule id, message or file path. */
@@ -2982,7 +2984,7 @@ export interface paths {
                             severity: "critical" | "high" | "medium" | "low" | "info";
                             level: string | null;
                             kind: string | null;
-                            state: "open" | "fixed";
+                            state: "open" | "fixed" | "dismissed";
                             file_path: string | null;
                             start_line: number | null;
                             end_line: number | null;
@@ -3620,6 +3622,327 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/findings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One finding with its dismissal and its place on the forge */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            repository_id: string;
+                            tool: string;
+                            category: string;
+                            format: string;
+                            rule_id: string;
+                            rule_name: string | null;
+                            message: string;
+                            /** @enum {unknown} */
+                            severity: "critical" | "high" | "medium" | "low" | "info";
+                            level: string | null;
+                            kind: string | null;
+                            state: "open" | "fixed" | "dismissed";
+                            file_path: string | null;
+                            start_line: number | null;
+                            end_line: number | null;
+                            commit_sha: string | null;
+                            /** @description How many times the tool reported this same result (same rule, place, lines and message) in the upload that last saw it; a repeat is counted, not listed twice. */
+                            occurrences: number;
+                            package: {
+                                name: string;
+                                version: string | null;
+                                purl: string | null;
+                            } | null;
+                            help_uri: string | null;
+                            fingerprint: string;
+                            first_upload_id: string;
+                            /** Format: date-time */
+                            first_seen_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            fixed_at: string | null;
+                            reopened_at: string | null;
+                            fixed_upload_id: string | null;
+                            reopened_upload_id: string | null;
+                            /** @description The ref whose analysis holds this finding, as ?ref= names it. */
+                            ref: string;
+                            dismissal: {
+                                /** @enum {unknown} */
+                                reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected" | "suppressed";
+                                comment: string | null;
+                                by: string | null;
+                                /** Format: date-time */
+                                at: string;
+                                until: string | null;
+                            } | null;
+                            location_url: string | null;
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Dismiss a finding with a reason, or open it again (any member; keys need write) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        state: "dismissed";
+                        /** @enum {unknown} */
+                        reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected" | "suppressed";
+                        comment?: string;
+                        /**
+                         * Format: date-time
+                         * @description The dismissal ends then (the maintenance loop reopens the finding).
+                         */
+                        until?: string;
+                    } | {
+                        /** @enum {string} */
+                        state: "open";
+                        comment?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            repository_id: string;
+                            tool: string;
+                            category: string;
+                            format: string;
+                            rule_id: string;
+                            rule_name: string | null;
+                            message: string;
+                            /** @enum {unknown} */
+                            severity: "critical" | "high" | "medium" | "low" | "info";
+                            level: string | null;
+                            kind: string | null;
+                            state: "open" | "fixed" | "dismissed";
+                            file_path: string | null;
+                            start_line: number | null;
+                            end_line: number | null;
+                            commit_sha: string | null;
+                            /** @description How many times the tool reported this same result (same rule, place, lines and message) in the upload that last saw it; a repeat is counted, not listed twice. */
+                            occurrences: number;
+                            package: {
+                                name: string;
+                                version: string | null;
+                                purl: string | null;
+                            } | null;
+                            help_uri: string | null;
+                            fingerprint: string;
+                            first_upload_id: string;
+                            /** Format: date-time */
+                            first_seen_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            fixed_at: string | null;
+                            reopened_at: string | null;
+                            fixed_upload_id: string | null;
+                            reopened_upload_id: string | null;
+                            /** @description The ref whose analysis holds this finding, as ?ref= names it. */
+                            ref: string;
+                            dismissal: {
+                                /** @enum {unknown} */
+                                reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected" | "suppressed";
+                                comment: string | null;
+                                by: string | null;
+                                /** Format: date-time */
+                                at: string;
+                                until: string | null;
+                            } | null;
+                            location_url: string | null;
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The content type or format is not accepted. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/findings/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A finding's history: what uploads and people did to it */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Oldest first. Uploads: when it was first reported, last fixed and last reopened. Triage: every change. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {unknown} */
+                            event: "opened" | "fixed" | "reopened" | "dismissed" | "reopened_by_hand" | "dismissal_expired";
+                            /** Format: date-time */
+                            at: string;
+                            by: string | null;
+                            upload_id: string | null;
+                            reason: ("false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected" | "suppressed") | null;
+                            comment: string | null;
+                        }[];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

@@ -1,0 +1,47 @@
+import { Type, type Static } from 'typebox';
+import { Nullable, Time } from '../http/schemas.js';
+import { FindingSchema } from '../scans/schema.js';
+
+const DismissReasonEnum = Type.Enum(['false_positive', 'wont_fix', 'used_in_tests', 'accepted_risk', 'not_affected', 'suppressed']);
+const Comment = Type.String({ maxLength: 2000 });
+
+export const FindingDetailSchema = Type.Object({
+  ...FindingSchema.properties,
+  ref: Type.String({ description: 'The ref whose analysis holds this finding, as ?ref= names it.' }),
+  dismissal: Nullable(Type.Object({
+    reason: DismissReasonEnum,
+    comment: Nullable(Type.String()),
+    by: Nullable(Type.String({ description: 'The login of whoever dismissed it.' })),
+    at: Time,
+    until: Nullable(Type.String({ format: 'date-time', description: 'When the dismissal ends and the finding is open again.' })),
+  }, { description: "The fingerprint's dismissal in this repository: it holds on every ref, and for a fixed finding waits for its return." })),
+  location_url: Nullable(Type.String({ description: "The file and line on the repository's forge, at the commit of the upload that last applied this analysis." })),
+}, { title: 'FindingDetail' });
+export type FindingDetailJson = Static<typeof FindingDetailSchema>;
+
+export const TriageBody = Type.Union([
+  Type.Object({
+    state: Type.Literal('dismissed'),
+    reason: DismissReasonEnum,
+    comment: Type.Optional(Comment),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'The dismissal ends then (the maintenance loop reopens the finding).' })),
+  }, { additionalProperties: false }),
+  Type.Object({
+    state: Type.Literal('open'),
+    comment: Type.Optional(Comment),
+  }, { additionalProperties: false }),
+], { title: 'Triage' });
+
+export const FindingEventSchema = Type.Object({
+  event: Type.Enum(['opened', 'fixed', 'reopened', 'dismissed', 'reopened_by_hand', 'dismissal_expired']),
+  at: Time,
+  by: Nullable(Type.String({ description: 'The login of the person (triage events).' })),
+  upload_id: Nullable(Type.String({ description: 'The upload that caused it (opened, fixed, reopened).' })),
+  reason: Nullable(DismissReasonEnum),
+  comment: Nullable(Type.String()),
+}, { title: 'FindingEvent' });
+export type FindingEventJson = Static<typeof FindingEventSchema>;
+
+export const FindingHistorySchema = Type.Array(FindingEventSchema, {
+  description: 'Oldest first. Uploads: when it was first reported, last fixed and last reopened. Triage: every change.',
+});
