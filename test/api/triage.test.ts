@@ -41,6 +41,7 @@ describe.each(DB_KINDS)('triage on %s', (kind) => {
   afterAll(() => t.close());
   afterEach(() => vi.useRealTimers());
 
+  const gates: string[] = [];
   const upload = async (results: SarifResultSpec[], category = 'sast'): Promise<Counts> => {
     const res = await t.request({
       method: 'POST', url: `/api/v1/repos/${repoId}/upload?category=${category}&commit_sha=${COMMIT}`,
@@ -49,7 +50,9 @@ describe.each(DB_KINDS)('triage on %s', (kind) => {
     expect(res.statusCode, res.body).toBe(202);
     await t.drain();
     const done = await t.request({ url: res.headers.location as string, headers: { cookie: owner } });
-    return done.json<{ counts: Counts }>().counts;
+    const body = done.json<{ counts: Counts; gate: { status: string } }>();
+    gates.push(body.gate.status);
+    return body.counts;
   };
   const findings = async (state: string) => {
     const res = await t.request({ url: `/api/v1/repos/${repoId}/findings?state=${state}&per_page=100`, headers: { cookie: owner } });
@@ -63,6 +66,8 @@ describe.each(DB_KINDS)('triage on %s', (kind) => {
     t.request({ method: 'PATCH', url: `/api/v1/findings/${id}`, headers, payload: payload as Record<string, unknown> });
 
   it('keeps a dismissal through re-imports, disappearance and return, never counting it open, new or reopened', async () => {
+    const policy = await t.request({ method: 'PUT', url: `/api/v1/repos/${repoId}/policy`, headers: { cookie: owner }, payload: { max_open: { high: 0 }, fail_on_new: 'high' } });
+    expect(policy.statusCode, policy.body).toBe(200);
     expect(await upload(A)).toMatchObject({ new: 2 });
     const sqli = (await findings('open')).find((f) => f.rule_id === 'sql-injection')!;
     const res = await patch(sqli.id, { state: 'dismissed', reason: 'false_positive', comment: 'Parameterised by the ORM' });
@@ -83,6 +88,9 @@ describe.each(DB_KINDS)('triage on %s', (kind) => {
     expect((await status()).findings).toMatchObject({ open: 1, high: 0, dismissed: 1 });
     expect((await findings('open')).map((f) => f.rule_id)).toEqual(['xss']);
     expect((await findings('dismissed')).map((f) => f.rule_id)).toEqual(['sql-injection']);
+    // The gate judges open findings only: the dismissed high finding neither exceeds max_open nor is new.
+    expect(gates).toEqual(['fail', 'pass', 'pass', 'pass']);
+    await t.request({ method: 'PUT', url: `/api/v1/repos/${repoId}/policy`, headers: { cookie: owner }, payload: { inherit: true } });
   });
 
   it('shows one finding with its forge link at the upload commit, and its history', async () => {

@@ -13,6 +13,12 @@ describe('configuration', () => {
     expect(config.dataDir).toBe(path.resolve('data'));
   });
 
+  it('runs housekeeping hourly unless SERVICE_MAINTENANCE_SECONDS says otherwise', () => {
+    expect(loadConfig({}).maintenanceMs).toBe(3600_000);
+    expect(loadConfig({ SERVICE_MAINTENANCE_SECONDS: '1' }).maintenanceMs).toBe(1000);
+    expect(() => loadConfig({ SERVICE_MAINTENANCE_SECONDS: '0' })).toThrow(ConfigError);
+  });
+
   it('reads the spellings of DATABASE_URL people use', () => {
     expect(parseDatabaseUrl('sqlite:/tmp/x.db')).toEqual({ kind: 'sqlite', file: '/tmp/x.db' });
     expect(parseDatabaseUrl('sqlite:///tmp/x.db')).toEqual({ kind: 'sqlite', file: '/tmp/x.db' });
