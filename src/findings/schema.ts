@@ -1,6 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, Time } from '../http/schemas.js';
 import { FindingSchema } from '../scans/schema.js';
+import { RefQueryField } from '../refs/schema.js';
+import { SEVERITIES } from '../scans/parsers/types.js';
 
 const DismissReasonEnum = Type.Enum(['false_positive', 'wont_fix', 'used_in_tests', 'accepted_risk', 'not_affected', 'suppressed']);
 const Comment = Type.String({ maxLength: 2000 });
@@ -45,3 +47,21 @@ export type FindingEventJson = Static<typeof FindingEventSchema>;
 export const FindingHistorySchema = Type.Array(FindingEventSchema, {
   description: 'Oldest first. Uploads: when it was first reported, last fixed and last reopened. Triage: every change.',
 });
+
+export const BulkTriageBody = Type.Object({
+  ids: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: 10000, uniqueItems: true, description: 'These findings of the repository.' })),
+  filter: Type.Optional(Type.Object({
+    ref: Type.Optional(RefQueryField),
+    state: Type.Optional(Type.Enum(['open', 'dismissed', 'all'], { description: 'Default open; all means open and dismissed.' })),
+    severity: Type.Optional(Type.Enum([...SEVERITIES])),
+    tool: Type.Optional(Type.String({ maxLength: 200 })),
+    q: Type.Optional(Type.String({ maxLength: 200, description: 'Substring of the rule id, message or file path.' })),
+    introduced_in: Type.Optional(Type.String({ maxLength: 64 })),
+    reopened_in: Type.Optional(Type.String({ maxLength: 64 })),
+  }, { additionalProperties: false, description: 'Every finding the findings list shows with the same filters (all pages).' })),
+  triage: TriageBody,
+}, { additionalProperties: false, title: 'BulkTriage', description: 'Either ids or filter.' });
+
+export const BulkTriageResult = Type.Object({
+  changed: Type.Integer({ description: 'How many findings (fingerprints) changed state, reason or comment.' }),
+}, { title: 'BulkTriageResult' });

@@ -1,9 +1,15 @@
 import type { Actor } from '../auth/actor.js';
 import type { AuditStore } from '../audit/store.js';
 import { now } from '../db/time.js';
-import { conflict, notFound } from '../problem.js';
+import { badRequest, conflict, notFound } from '../problem.js';
+import { defaultBranch, parseRef, RefNameError, type RefName } from '../refs/ref-name.js';
 import type { AuthorizedRepo } from '../scans/service.js';
-import type { FindingStore, TriageChange } from './store.js';
+import type { FindingStore, TriageChange, TriageFilters } from './store.js';
+
+export type { TriageChange } from './store.js';
+
+/** Which findings a bulk triage applies to: these ids, or what the findings list shows for a ref with these filters. */
+export type TriageSelection = { ids: string[] } | { ref: string | undefined; filters: TriageFilters };
 
 
 /** Reading one finding and its history, and triaging findings. */
@@ -42,6 +48,29 @@ export function findingService(findings: FindingStore, authorizedRepo: Authorize
       return (await findings.finding(id))!;
     },
 
+    /** Dismisses or reopens many findings of one repository at once; answers how many fingerprints changed. */
+    async triageMany(actor: Actor, repoId: string, selection: TriageSelection, change: TriageChange, ip: string): Promise<number> {
+      const repo = await authorizedRepo(actor, repoId, 'finding.triage');
+      let fingerprints: string[];
+      if ('ids' in selection) {
+        fingerprints = await findings.fingerprintsOfIds(repoId, selection.ids);
+      } else {
+        const name = selection.ref ? readRef(selection.ref) : defaultBranch(repo.default_branch);
+        const ref = await findings.refId(repoId, name.kind, name.name);
+        fingerprints = ref ? await findings.fingerprintsMatching(ref.id, selection.filters) : [];
+      }
+      const changed = fingerprints.length === 0 ? [] : await findings.triage(repoId, fingerprints, change,
+        change.state === 'dismissed' ? 'dismissed' : 'reopened_by_hand', actor.user.id, now());
+      if (changed === null) throw notFound('The repository');
+      if (changed.length > 0) {
+        await audit.record({
+          action: change.state === 'dismissed' ? 'finding.dismissed' : 'finding.reopened', actor: actor.user, orgId: repo.org_id, ip,
+          target: { type: 'repository', id: repoId }, details: { findings: changed.length, ...change },
+        });
+      }
+      return changed.length;
+    },
+
     /** Reopens what was dismissed until a time now past, recording the expiry in each finding's history. */
     async expireDismissals(at = now()): Promise<number> {
       let reopened = 0;
@@ -52,4 +81,13 @@ export function findingService(findings: FindingStore, authorizedRepo: Authorize
       return reopened;
     },
   };
+}
+
+function readRef(raw: string): RefName {
+  try {
+    return parseRef(raw);
+  } catch (error) {
+    if (error instanceof RefNameError) throw badRequest(error.message, [{ path: '/ref', message: error.message }]);
+    throw error;
+  }
 }

@@ -2,6 +2,9 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Db } from '../db/index.js';
 import { newId } from '../db/ids.js';
+import { containsIgnoringCase } from '../db/like.js';
+import type { Severity } from '../scans/parsers/types.js';
+import { SEVERITY_RANK } from '../scans/parsers/severity.js';
 import { refreshRefTotals, syncRepoStatus } from '../scans/status-store.js';
 
 /** Ids per `IN (...)` list: well inside SQLite's and PostgreSQL's parameter limits. */
@@ -13,6 +16,16 @@ export type DismissReason = 'false_positive' | 'wont_fix' | 'used_in_tests' | 'a
 export type TriageChange =
   | { state: 'dismissed'; reason: DismissReason; comment: string | null; until: string | null }
   | { state: 'open'; comment: string | null };
+
+/** The findings list's filters that make sense for triage (a fixed finding has nothing to triage). */
+export interface TriageFilters {
+  state: 'open' | 'dismissed' | 'all';
+  severity?: Severity;
+  tool?: string;
+  q?: string;
+  introducedIn?: string;
+  reopenedIn?: string;
+}
 
 /** A triage event as stored; ingest's own transitions are read from the finding row instead. */
 export type TriageEvent = 'dismissed' | 'reopened_by_hand' | 'dismissal_expired';
@@ -103,6 +116,37 @@ export function findingStore(db: Db) {
         if (touched.size > 0) await syncRepoStatus(trx, repositoryId);
         return [...changed];
       });
+    },
+
+    /** The fingerprints of present findings of one repository among `ids`. */
+    async fingerprintsOfIds(repositoryId: string, ids: string[]): Promise<string[]> {
+      const found = new Set<string>();
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        const rows = await kysely.selectFrom('findings').select('fingerprint')
+          .where('repository_id', '=', repositoryId).where('id', 'in', ids.slice(i, i + CHUNK)).where('state', '!=', 'fixed').execute();
+        for (const row of rows) found.add(row.fingerprint);
+      }
+      return [...found];
+    },
+
+    /** The fingerprints of a ref's present findings that the findings list would show with these filters. */
+    async fingerprintsMatching(refId: string, filters: TriageFilters): Promise<string[]> {
+      let query = kysely.selectFrom('findings').innerJoin('analyses', 'analyses.id', 'findings.analysis_id')
+        .select('findings.fingerprint').distinct().where('findings.ref_id', '=', refId);
+      query = filters.state === 'all' ? query.where('findings.state', '!=', 'fixed') : query.where('findings.state', '=', filters.state);
+      if (filters.severity) query = query.where('findings.severity_rank', '=', SEVERITY_RANK[filters.severity]);
+      if (filters.tool) query = query.where('analyses.tool', '=', filters.tool);
+      if (filters.introducedIn) query = query.where('findings.first_upload_id', '=', filters.introducedIn);
+      if (filters.reopenedIn) query = query.where('findings.reopened_upload_id', '=', filters.reopenedIn);
+      if (filters.q) {
+        const q = filters.q;
+        query = query.where((eb) => eb.or(['findings.rule_id', 'findings.message', 'findings.file_path'].map((column) => containsIgnoringCase(column, q))));
+      }
+      return (await query.execute()).map((r) => r.fingerprint);
+    },
+
+    refId(repositoryId: string, kind: string, name: string) {
+      return kysely.selectFrom('refs').select('id').where('repository_id', '=', repositoryId).where('kind', '=', kind).where('name', '=', name).executeTakeFirst();
     },
 
     /** Dismissals whose `dismissed_until` has passed, by repository. */

@@ -134,6 +134,33 @@ describe.each(DB_KINDS)('triage on %s', (kind) => {
     await patch(xss.id, { state: 'open' });
   });
 
+  it('triages many at once by the findings list filters or by ids, answering how many changed', async () => {
+    const bulk = (payload: unknown, headers: Record<string, string> = { cookie: member }) =>
+      t.request({ method: 'POST', url: `/api/v1/repos/${repoId}/findings/triage`, headers, payload: payload as Record<string, unknown> });
+    await upload([
+      { rule: 'hardcoded-password', file: 'test/fixtures/login.js', level: 'error' },
+      { rule: 'weak-hash', file: 'test/helpers/hash.js', level: 'warning' },
+      { rule: 'weak-hash', file: 'src/hash.js', level: 'warning' },
+    ], 'bulk');
+    const before = (await status()).findings.open;
+    const byFilter = await bulk({ filter: { tool: 'TestScanner', q: 'test/' }, triage: { state: 'dismissed', reason: 'used_in_tests' } });
+    expect(byFilter.statusCode, byFilter.body).toBe(200);
+    expect(byFilter.json()).toEqual({ changed: 2 });
+    expect((await status()).findings).toMatchObject({ open: before - 2, dismissed: 2 });
+    expect((await findings('dismissed')).map((f) => f.file_path).sort()).toEqual(['test/fixtures/login.js', 'test/helpers/hash.js']);
+
+    const src = (await findings('open')).find((f) => f.file_path === 'src/hash.js')!;
+    const dismissed = (await findings('dismissed')).map((f) => f.id);
+    expect((await bulk({ ids: [src.id, ...dismissed], triage: { state: 'open' } })).json()).toEqual({ changed: 2 });
+    expect((await status()).findings).toMatchObject({ open: before, dismissed: 0 });
+
+    expect((await bulk({ triage: { state: 'open' } })).statusCode).toBe(400);
+    expect((await bulk({ ids: [src.id], filter: {}, triage: { state: 'open' } })).statusCode).toBe(400);
+    expect((await bulk({ filter: { ref: 'refs/heads/' }, triage: { state: 'open' } })).statusCode).toBe(400);
+    expect((await bulk({ ids: [src.id], triage: { state: 'dismissed', reason: 'wont_fix' } }, { authorization: `Bearer ${readKey}` })).statusCode).toBe(403);
+    expect((await bulk({ filter: { ref: 'no-such-branch' }, triage: { state: 'dismissed', reason: 'wont_fix' } })).json()).toEqual({ changed: 0 });
+  });
+
   it('reopens a finding when its dismissal expires, by the maintenance loop, with a history entry', async () => {
     const xss = (await findings('open')).find((f) => f.rule_id === 'xss')!;
     // An hour from now: moving the clock further would also expire the test's sessions.

@@ -3948,6 +3948,152 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/repos/{id}/findings/triage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Dismiss or reopen many findings at once, by ids or by the findings list filters (any member; keys need write) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description Either ids or filter. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description These findings of the repository. */
+                        ids?: string[];
+                        /** @description Every finding the findings list shows with the same filters (all pages). */
+                        filter?: {
+                            /** @description A branch (x or refs/heads/x), pull request (pr/N or refs/pull/N/merge) or tag (refs/tags/v1), as GET /repos/{id}/refs names it; absent: the default branch. */
+                            ref?: string;
+                            /**
+                             * @description Default open; all means open and dismissed.
+                             * @enum {unknown}
+                             */
+                            state?: "open" | "dismissed" | "all";
+                            /** @enum {unknown} */
+                            severity?: "critical" | "high" | "medium" | "low" | "info";
+                            tool?: string;
+                            /** @description Substring of the rule id, message or file path. */
+                            q?: string;
+                            introduced_in?: string;
+                            reopened_in?: string;
+                        };
+                        /** Triage */
+                        triage: {
+                            /** @enum {string} */
+                            state: "dismissed";
+                            /** @enum {unknown} */
+                            reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected" | "suppressed";
+                            comment?: string;
+                            /**
+                             * Format: date-time
+                             * @description The dismissal ends then (the maintenance loop reopens the finding).
+                             */
+                            until?: string;
+                        } | {
+                            /** @enum {string} */
+                            state: "open";
+                            comment?: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description How many findings (fingerprints) changed state, reason or comment. */
+                            changed: number;
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The content type or format is not accepted. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/orgs/{id}/policy": {
         parameters: {
             query?: never;
