@@ -187,6 +187,9 @@ export interface FindingsTable {
   reopened_upload_id: string | null;
   /** The commit the report names for this finding (Gitleaks' Commit), when it names one. */
   commit_sha: Generated<string | null>;
+  /** JSON of every location, when the tool gave more than one. */
+  locations: Generated<string | null>;
+  snippet: Generated<string | null>;
   /** How many times the tool reported this same result in the upload that last saw it (at least 1). */
   occurrences: Generated<number>;
 }
@@ -334,6 +337,13 @@ export interface FindingEventsTable {
   created_at: string;
 }
 
+/** The help text of an analysis's rules, replaced with each upload that applies the analysis. */
+export interface FindingRulesTable {
+  analysis_id: string;
+  rule_id: string;
+  help: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -359,6 +369,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   dismissals: DismissalsTable;
   finding_events: FindingEventsTable;
+  finding_rules: FindingRulesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -1,11 +1,13 @@
 import { presentFinding } from '../scans/presenter.js';
 import type { FindingWithAnalysis } from '../scans/results-store.js';
 import { refKey } from '../refs/ref-name.js';
+import type { FindingLocation } from '../scans/parsers/types.js';
 import type { FindingDetailJson, FindingEventJson } from './schema.js';
 
 type DetailRow = FindingWithAnalysis & {
   ref_kind: string; ref_name: string; repository_url: string | null; upload_commit_sha: string | null;
   dismissed_reason: string | null; dismissed_comment: string | null; dismissed_at: string | null; dismissed_until: string | null; dismissed_by: string | null;
+  help: string | null;
 };
 
 type EventRow = { event: string; reason: string | null; comment: string | null; created_at: string; actor: string | null };
@@ -17,6 +19,11 @@ export function presentFindingDetail(row: DetailRow): FindingDetailJson {
     dismissal: row.dismissed_reason !== null && row.dismissed_at !== null
       ? { reason: row.dismissed_reason as 'false_positive', comment: row.dismissed_comment, by: row.dismissed_by, at: row.dismissed_at, until: row.dismissed_until }
       : null,
+    help: row.help,
+    locations: (row.locations ? (JSON.parse(row.locations) as FindingLocation[]) : [{ path: row.file_path, startLine: row.start_line, endLine: row.end_line }])
+      .filter((l) => l.path !== null || l.startLine !== null)
+      .map((l) => ({ path: l.path, start_line: l.startLine, end_line: l.endLine })),
+    snippet: row.snippet,
     location_url: locationUrl(row),
   };
 }

@@ -17,6 +17,11 @@ export const FindingDetailSchema = Type.Object({
     at: Time,
     until: Nullable(Type.String({ format: 'date-time', description: 'When the dismissal ends and the finding is open again.' })),
   }, { description: "The fingerprint's dismissal in this repository: it holds on every ref, and for a fixed finding waits for its return." })),
+  help: Nullable(Type.String({ description: "The rule's help as the tool wrote it (SARIF rule.help, else fullDescription): markdown stays markdown; render it sanitised." })),
+  locations: Type.Array(Type.Object({ path: Nullable(Type.String()), start_line: Nullable(Type.Integer()), end_line: Nullable(Type.Integer()) }), {
+    description: 'Every location the tool gave, the first being file_path and its lines.',
+  }),
+  snippet: Nullable(Type.String({ description: 'The code at the location, when the report carries it.' })),
   location_url: Nullable(Type.String({ description: "The file and line on the repository's forge, at the commit of the upload that last applied this analysis." })),
 }, { title: 'FindingDetail' });
 export type FindingDetailJson = Static<typeof FindingDetailSchema>;

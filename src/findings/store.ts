@@ -42,12 +42,13 @@ export function findingStore(db: Db) {
         .leftJoin('uploads', 'uploads.id', 'analyses.last_upload_id')
         .leftJoin('dismissals', (join) => join.onRef('dismissals.repository_id', '=', 'findings.repository_id').onRef('dismissals.fingerprint', '=', 'findings.fingerprint'))
         .leftJoin('users', 'users.id', 'dismissals.dismissed_by')
+        .leftJoin('finding_rules', (join) => join.onRef('finding_rules.analysis_id', '=', 'findings.analysis_id').onRef('finding_rules.rule_id', '=', 'findings.rule_id'))
         .selectAll('findings')
         .select([
           'analyses.tool', 'analyses.category', 'analyses.format', 'refs.kind as ref_kind', 'refs.name as ref_name',
           'repos.url as repository_url', 'uploads.commit_sha as upload_commit_sha',
           'dismissals.reason as dismissed_reason', 'dismissals.comment as dismissed_comment', 'dismissals.dismissed_at',
-          'dismissals.dismissed_until', 'users.login as dismissed_by',
+          'dismissals.dismissed_until', 'users.login as dismissed_by', 'finding_rules.help',
         ])
         .where('findings.id', '=', id).executeTakeFirst();
     },

@@ -68,7 +68,7 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
 
 async function applyAnalysis(
   store: TrackingStore, upload: UploadRow, ref: RefRow, format: ScanFormat, parsed: NormalisedAnalysis, distinct: DistinctFindings,
-  dismissed: ReadonlySet<string>,
+  dismissed: Set<string>,
 ): Promise<ImportCounts> {
   const at = now();
   const incoming = distinct.findings;
@@ -85,6 +85,18 @@ async function applyAnalysis(
       category: upload.category, format, last_upload_id: upload.id, completed_at: at,
       open_critical: 0, open_high: 0, open_medium: 0, open_low: 0, open_info: 0, components: 0, fixed_total: 0, dismissed: 0,
     });
+  }
+  const help = new Map<string, string>();
+  const suppressed = new Map<string, string>();
+  for (const [fingerprint, finding] of incoming) {
+    if (finding.help !== null && !help.has(finding.ruleId)) help.set(finding.ruleId, finding.help);
+    if (finding.suppression !== null && !dismissed.has(fingerprint)) suppressed.set(fingerprint, finding.suppression);
+  }
+  await store.replaceRuleHelp(analysisId, help);
+  // What the tool itself suppressed arrives dismissed, and stays so like any dismissal.
+  if (suppressed.size > 0) {
+    await store.dismissSuppressed(upload.repository_id, suppressed, at);
+    for (const fingerprint of suppressed.keys()) dismissed.add(fingerprint);
   }
   const existing = current ? await store.existingFindings(analysisId) : [];
   const { fixedTotalChange, ...diff } = await trackFindings(store, upload, ref.id, analysisId, distinct, existing, dismissed, at);
@@ -182,6 +194,7 @@ function details(f: NormalisedFinding, occurrences: number) {
     level: f.level, kind: f.kind, file_path: f.filePath, start_line: f.startLine, end_line: f.endLine,
     package_name: f.packageName, package_version: f.packageVersion, purl: f.purl, help_uri: f.helpUri,
     commit_sha: f.commitSha, occurrences,
+    locations: f.locations ? JSON.stringify(f.locations) : null, snippet: f.snippet,
   };
 }
 

@@ -12,7 +12,7 @@ const FINDING_COLUMNS: Record<keyof FindingsTable, PgColumnType> = {
   message: 'text', severity: 'text', severity_rank: 'integer', level: 'text', kind: 'text', file_path: 'text', start_line: 'integer',
   end_line: 'integer', package_name: 'text', package_version: 'text', purl: 'text', help_uri: 'text', state: 'text',
   first_upload_id: 'text', created_at: 'timestamptz', updated_at: 'timestamptz', fixed_at: 'timestamptz', reopened_at: 'timestamptz',
-  fixed_upload_id: 'text', reopened_upload_id: 'text', commit_sha: 'text', occurrences: 'integer',
+  fixed_upload_id: 'text', reopened_upload_id: 'text', commit_sha: 'text', occurrences: 'integer', locations: 'text', snippet: 'text',
 };
 
 const COMPONENT_COLUMNS: Record<keyof ComponentsTable, PgColumnType> = {
@@ -111,6 +111,27 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
 
     async updateFinding(id: string, values: Updateable<FindingsTable>): Promise<void> {
       await trx.updateTable('findings').set(values).where('id', '=', id).execute();
+    },
+
+    /** The help of the analysis's rules, as its latest upload gave it. */
+    async replaceRuleHelp(analysisId: string, help: Map<string, string>): Promise<void> {
+      await trx.deleteFrom('finding_rules').where('analysis_id', '=', analysisId).execute();
+      const rows = [...help].map(([ruleId, text]) => ({ analysis_id: analysisId, rule_id: ruleId, help: text }));
+      for (let i = 0; i < rows.length; i += 1000) await trx.insertInto('finding_rules').values(rows.slice(i, i + 1000)).execute();
+    },
+
+    /** Dismissals for what the tool itself suppressed, unless the fingerprint is dismissed already. */
+    async dismissSuppressed(repositoryId: string, suppressed: Map<string, string>, at: string): Promise<void> {
+      const rows = [...suppressed].map(([fingerprint, justification]) => ({
+        repository_id: repositoryId, fingerprint, reason: 'suppressed', comment: justification || null, dismissed_by: null, dismissed_at: at, dismissed_until: null,
+      }));
+      for (let i = 0; i < rows.length; i += 1000) {
+        const chunk = rows.slice(i, i + 1000);
+        await trx.insertInto('dismissals').values(chunk).onConflict((oc) => oc.columns(['repository_id', 'fingerprint']).doNothing()).execute();
+        await trx.insertInto('finding_events').values(chunk.map((r) => ({
+          id: newId(), repository_id: repositoryId, fingerprint: r.fingerprint, event: 'dismissed', reason: 'suppressed', comment: r.comment, actor_id: null, created_at: at,
+        }))).execute();
+      }
     },
 
     async replaceComponents(analysisId: string, rows: NewComponent[]): Promise<void> {

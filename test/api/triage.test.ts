@@ -161,8 +161,50 @@ describe.each(DB_KINDS)('triage on %s', (kind) => {
     expect((await bulk({ filter: { ref: 'no-such-branch' }, triage: { state: 'dismissed', reason: 'wont_fix' } })).json()).toEqual({ changed: 0 });
   });
 
+  it("shows the rule's help as markdown, every location and the snippet; what the tool suppressed arrives dismissed", async () => {
+    const help = '# Path traversal\n\nNever join **user input** into a path. See [OWASP](https://owasp.org/www-community/attacks/Path_Traversal).';
+    const place = (uri: string, startLine: number, snippet?: string) => ({
+      physicalLocation: { artifactLocation: { uri }, region: { startLine, ...(snippet ? { snippet: { text: snippet } } : {}) } },
+    });
+    const log = {
+      version: '2.1.0',
+      runs: [{
+        tool: { driver: { name: 'CodeQL', rules: [{ id: 'js/path-injection', shortDescription: { text: 'Uncontrolled data used in path expression' }, help: { text: 'Path traversal', markdown: help } }] } },
+        results: [
+          { ruleId: 'js/path-injection', level: 'error', message: { text: 'This path depends on a user-provided value.' },
+            locations: [place('src/files.js', 12, 'fs.readFile(req.query.name)'), place('src/routes.js', 40)] },
+          { ruleId: 'js/path-injection', level: 'error', message: { text: 'Reviewed: the name is checked against a list.' },
+            locations: [place('src/admin.js', 3)], suppressions: [{ kind: 'inSource', justification: 'Checked against an allow list' }] },
+          { ruleId: 'js/path-injection', level: 'error', message: { text: 'Suppression still under review.' },
+            locations: [place('src/review.js', 5)], suppressions: [{ kind: 'external', status: 'underReview' }] },
+        ],
+      }],
+    };
+    const res = await t.request({
+      method: 'POST', url: `/api/v1/repos/${repoId}/upload?category=codeql&commit_sha=${COMMIT}`,
+      headers: { cookie: owner, 'content-type': 'application/sarif+json' }, payload: JSON.stringify(log),
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    await t.drain();
+    const counts = (await t.request({ url: res.headers.location as string, headers: { cookie: owner } })).json<{ counts: Counts }>().counts;
+    expect(counts).toMatchObject({ new: 2, unchanged: 1 });
+    const all = (await t.request({ url: `/api/v1/repos/${repoId}/findings?tool=CodeQL&state=all`, headers: { cookie: owner } })).json<Finding[]>();
+    const byFile = new Map(all.map((f) => [f.file_path, f]));
+    expect([...byFile].map(([file, f]) => [file, f.state]).sort()).toEqual([['src/admin.js', 'dismissed'], ['src/files.js', 'open'], ['src/review.js', 'open']]);
+
+    const detail = await (await t.request({ url: `/api/v1/findings/${byFile.get('src/files.js')!.id}`, headers: { cookie: member } }))
+      .json<Detail & { help: string; snippet: string; locations: unknown[] }>();
+    expect(detail.help).toBe(help);
+    expect(detail.snippet).toBe('fs.readFile(req.query.name)');
+    expect(detail.locations).toEqual([{ path: 'src/files.js', start_line: 12, end_line: 12 }, { path: 'src/routes.js', start_line: 40, end_line: 40 }]);
+    const suppressed = await finding(byFile.get('src/admin.js')!.id);
+    expect(suppressed.dismissal).toMatchObject({ reason: 'suppressed', comment: 'Checked against an allow list', by: null });
+    expect((await history(suppressed.id)).map((e) => [e.event, e.reason])).toEqual([['opened', null], ['dismissed', 'suppressed']]);
+  });
+
   it('reopens a finding when its dismissal expires, by the maintenance loop, with a history entry', async () => {
     const xss = (await findings('open')).find((f) => f.rule_id === 'xss')!;
+    const dismissedBefore = (await status()).findings.dismissed;
     // An hour from now: moving the clock further would also expire the test's sessions.
     const until = new Date(Date.now() + 3600_000).toISOString();
     const res = await patch(xss.id, { state: 'dismissed', reason: 'accepted_risk', until });
@@ -176,6 +218,6 @@ describe.each(DB_KINDS)('triage on %s', (kind) => {
     vi.useRealTimers();
     expect(await finding(xss.id)).toMatchObject({ state: 'open', dismissal: null });
     expect((await history(xss.id)).at(-1)).toMatchObject({ event: 'dismissal_expired', by: null });
-    expect((await status()).findings.dismissed).toBe(0);
+    expect((await status()).findings.dismissed).toBe(dismissedBefore);
   });
 });

@@ -7,7 +7,9 @@ import { columnTypes } from './column-types.js';
  * dismissals in one query and writes the finding rows' state, so reads and aggregates never join
  * this table. `finding_events` keeps the triage history of a fingerprint (ingest's own transitions are
  * read from the finding row). `analyses.dismissed` counts the analysis's dismissed findings beside its
- * open counts, so the status reads it with the analyses it already reads.
+ * open counts, so the status reads it with the analyses it already reads. A finding's page also
+ * shows its rule's help (one row per rule of an analysis in `finding_rules`, not per finding), its
+ * locations when the tool gave several and its snippet (null for most findings, so ingest pays little).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const { ts } = columnTypes(db);
@@ -36,9 +38,21 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('finding_events_fingerprint').on('finding_events').columns(['repository_id', 'fingerprint', 'created_at']).execute();
 
   await db.schema.alterTable('analyses').addColumn('dismissed', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+
+  await db.schema.createTable('finding_rules')
+    .addColumn('analysis_id', 'text', (c) => c.notNull().references('analyses.id').onDelete('cascade'))
+    .addColumn('rule_id', 'text', (c) => c.notNull())
+    .addColumn('help', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('finding_rules_pkey', ['analysis_id', 'rule_id'])
+    .execute();
+  await db.schema.alterTable('findings').addColumn('locations', 'text').execute();
+  await db.schema.alterTable('findings').addColumn('snippet', 'text').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('findings').dropColumn('snippet').execute();
+  await db.schema.alterTable('findings').dropColumn('locations').execute();
+  await db.schema.dropTable('finding_rules').execute();
   await db.schema.alterTable('analyses').dropColumn('dismissed').execute();
   await db.schema.dropTable('finding_events').execute();
   await db.schema.dropTable('dismissals').execute();

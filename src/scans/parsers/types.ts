@@ -67,6 +67,23 @@ export interface NormalisedFinding {
   helpUri: string | null;
   /** The commit the report names for this finding (Gitleaks: where the secret was committed). */
   commitSha: string | null;
+  /** The rule's help (SARIF rule.help, else fullDescription), markdown kept as markdown. */
+  help: string | null;
+  /** Every location, when the tool gave more than one (the first is filePath and the lines). */
+  locations: FindingLocation[] | null;
+  /** The code at the location, when the report carries it (SARIF region.snippet). */
+  snippet: string | null;
+  /**
+   * The tool's own suppression (SARIF `suppressions` of kind inSource or external whose status is
+   * absent or accepted): its justification, '' when it gives none; null when not suppressed.
+   */
+  suppression: string | null;
+}
+
+export interface FindingLocation {
+  path: string | null;
+  startLine: number | null;
+  endLine: number | null;
 }
 
 export interface NormalisedComponent {

@@ -3699,6 +3699,14 @@ export interface paths {
                                 at: string;
                                 until: string | null;
                             } | null;
+                            help: string | null;
+                            /** @description Every location the tool gave, the first being file_path and its lines. */
+                            locations: {
+                                path: string | null;
+                                start_line: number | null;
+                                end_line: number | null;
+                            }[];
+                            snippet: string | null;
                             location_url: string | null;
                         };
                     };
@@ -3812,6 +3820,14 @@ export interface paths {
                                 at: string;
                                 until: string | null;
                             } | null;
+                            help: string | null;
+                            /** @description Every location the tool gave, the first being file_path and its lines. */
+                            locations: {
+                                path: string | null;
+                                start_line: number | null;
+                                end_line: number | null;
+                            }[];
+                            snippet: string | null;
                             location_url: string | null;
                         };
                     };
