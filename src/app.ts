@@ -31,6 +31,7 @@ import { uploadDocumentation } from './scans/upload-doc.js';
 import { auditRoutes } from './audit/routes.js';
 import { analysisRoutes } from './analyses/routes.js';
 import { findingRoutes } from './findings/routes.js';
+import { suppressionRoutes } from './suppressions/routes.js';
 import { gateRoutes } from './gates/routes.js';
 import { badgeRoutes, badgeTokenRoutes } from './badges/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -126,6 +127,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(auditRoutes, { prefix: '/api/v1', services });
   await app.register(analysisRoutes, { prefix: '/api/v1', services });
   await app.register(findingRoutes, { prefix: '/api/v1', services });
+  await app.register(suppressionRoutes, { prefix: '/api/v1', services });
   await app.register(gateRoutes, { prefix: '/api/v1', services });
   await app.register(badgeTokenRoutes, { prefix: '/api/v1', services });
   await app.register(badgeRoutes, { services });

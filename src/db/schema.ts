@@ -323,6 +323,29 @@ export interface DismissalsTable {
   dismissed_by: string | null;
   dismissed_at: string;
   dismissed_until: string | null;
+  /** The suppression rule that made it, if one did. */
+  suppression_id: Generated<string | null>;
+}
+
+/** An org's rule that dismisses matching findings, present and future. */
+export interface SuppressionsTable {
+  id: string;
+  org_id: string;
+  tool: string | null;
+  rule_id: string | null;
+  /** A glob over the finding's file path (picomatch). */
+  path: string | null;
+  /** A purl prefix, with or without version. */
+  purl: string | null;
+  /** An advisory id, matched against the finding's rule id. */
+  advisory: string | null;
+  /** JSON array of repository ids; null for every repository of the org. */
+  repository_ids: string | null;
+  reason: string;
+  comment: string | null;
+  expires_at: string | null;
+  created_by: string | null;
+  created_at: string;
 }
 
 /** A triage change of a fingerprint: dismissed, reopened by hand, dismissal expired. */
@@ -370,6 +393,7 @@ export interface Database {
   dismissals: DismissalsTable;
   finding_events: FindingEventsTable;
   finding_rules: FindingRulesTable;
+  suppressions: SuppressionsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -387,3 +411,4 @@ export type AuditEventRow = Selectable<AuditEventsTable>;
 export type AdminPinRow = Selectable<AdminPinsTable>;
 export type WebhookRow = Selectable<WebhooksTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type SuppressionRow = Selectable<SuppressionsTable>;

@@ -28,7 +28,7 @@ export interface TriageFilters {
 }
 
 /** A triage event as stored; ingest's own transitions are read from the finding row instead. */
-export type TriageEvent = 'dismissed' | 'reopened_by_hand' | 'dismissal_expired';
+export type TriageEvent = 'dismissed' | 'reopened_by_hand' | 'dismissal_expired' | 'dismissed_by_rule' | 'rule_deleted';
 
 export function findingStore(db: Db) {
   const { kysely, dialect } = db;
@@ -68,7 +68,9 @@ export function findingStore(db: Db) {
      * of the analyses touched. Fixed findings are left alone (their dismissal waits for their
      * return). Returns the fingerprints whose findings changed, or null when the repository is gone.
      */
-    triage(repositoryId: string, fingerprints: string[], change: TriageChange, event: TriageEvent, actorId: string | null, at: string): Promise<string[] | null> {
+    triage(
+      repositoryId: string, fingerprints: string[], change: TriageChange, event: TriageEvent, actorId: string | null, at: string, suppressionId: string | null = null,
+    ): Promise<string[] | null> {
       return kysely.transaction().execute(async (trx) => {
         let lock = trx.selectFrom('repos').select('id').where('id', '=', repositoryId);
         if (dialect === 'postgres') lock = lock.forUpdate();
@@ -82,12 +84,12 @@ export function findingStore(db: Db) {
           if (change.state === 'dismissed') {
             const rows = chunk.map((fingerprint) => ({
               repository_id: repositoryId, fingerprint, reason: change.reason, comment: change.comment,
-              dismissed_by: actorId, dismissed_at: at, dismissed_until: change.until,
+              dismissed_by: actorId, dismissed_at: at, dismissed_until: change.until, suppression_id: suppressionId,
             }));
             await trx.insertInto('dismissals').values(rows)
               .onConflict((oc) => oc.columns(['repository_id', 'fingerprint']).doUpdateSet((eb) => ({
                 reason: eb.ref('excluded.reason'), comment: eb.ref('excluded.comment'), dismissed_by: eb.ref('excluded.dismissed_by'),
-                dismissed_at: eb.ref('excluded.dismissed_at'), dismissed_until: eb.ref('excluded.dismissed_until'),
+                dismissed_at: eb.ref('excluded.dismissed_at'), dismissed_until: eb.ref('excluded.dismissed_until'), suppression_id: eb.ref('excluded.suppression_id'),
               })))
               .execute();
             // A new reason or comment on a dismissed finding is a change of its triage too.

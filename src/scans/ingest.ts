@@ -6,13 +6,20 @@ import { now } from '../db/time.js';
 import { fingerprintDistinct, type DistinctFindings } from './fingerprint.js';
 import { holdsClaim } from './upload-store.js';
 import { refreshRefState, refreshRefTotals } from './status-store.js';
-import { trackingStore, type ExistingFinding, type NewFinding, type TrackingStore } from './tracking-store.js';
+import { trackingStore, type ExistingFinding, type IngestDismissal, type NewFinding, type TrackingStore } from './tracking-store.js';
 import { zeroCounts } from './severity.js';
 import { SEVERITY_RANK } from './parsers/severity.js';
 import { judgeUpload } from '../gates/judge.js';
+import { suppressionMatcher } from '../suppressions/match.js';
 import { enqueueUploadCompleted } from '../webhooks/outbox.js';
 import type { ImportCounts } from './severity.js';
 
+
+/** A suppression rule in force, compiled. */
+interface Suppressing {
+  rule: { id: string; reason: string; comment: string | null; expires_at: string | null };
+  matches: ReturnType<typeof suppressionMatcher>;
+}
 
 /** A pull request's upload against its base branch's current results. */
 export interface VsBase {
@@ -38,10 +45,11 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
     const total: ImportCounts = { new: 0, fixed: 0, reopened: 0, unchanged: 0, findings: 0, components: 0 };
     const vsBase: VsBase = { new: 0, fixed: 0 };
     const dismissed = await store.dismissedFingerprints(upload.repository_id);
+    const rules = (await store.activeSuppressions(upload.repository_id, now())).map((rule) => ({ rule, matches: suppressionMatcher(rule) }));
     for (const analysis of scan.analyses) {
       const distinct = fingerprintDistinct(analysis.findings);
       const incoming = distinct.findings;
-      const counts = await applyAnalysis(store, upload, ref, scan.format, analysis, distinct, dismissed);
+      const counts = await applyAnalysis(store, upload, ref, scan.format, analysis, distinct, dismissed, rules);
       for (const key of Object.keys(total) as (keyof ImportCounts)[]) total[key] += counts[key];
       if (pullRequest) {
         const against = await compareWithBase(store, base, upload, scan.format, analysis, incoming, dismissed);
@@ -68,7 +76,7 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
 
 async function applyAnalysis(
   store: TrackingStore, upload: UploadRow, ref: RefRow, format: ScanFormat, parsed: NormalisedAnalysis, distinct: DistinctFindings,
-  dismissed: Set<string>,
+  dismissed: Set<string>, rules: Suppressing[],
 ): Promise<ImportCounts> {
   const at = now();
   const incoming = distinct.findings;
@@ -87,16 +95,24 @@ async function applyAnalysis(
     });
   }
   const help = new Map<string, string>();
-  const suppressed = new Map<string, string>();
+  const arriving: IngestDismissal[] = [];
   for (const [fingerprint, finding] of incoming) {
     if (finding.help !== null && !help.has(finding.ruleId)) help.set(finding.ruleId, finding.help);
-    if (finding.suppression !== null && !dismissed.has(fingerprint)) suppressed.set(fingerprint, finding.suppression);
+    if (dismissed.has(fingerprint)) continue;
+    // What the tool itself suppressed, or a suppression rule matches, arrives dismissed and stays so like any dismissal.
+    if (finding.suppression !== null) {
+      arriving.push({ fingerprint, reason: 'suppressed', comment: finding.suppression || null, until: null, suppressionId: null });
+      continue;
+    }
+    if (rules.length === 0) continue;
+    const matchable = { repository_id: upload.repository_id, tool: parsed.tool.name, rule_id: finding.ruleId, file_path: finding.filePath, purl: finding.purl };
+    const by = rules.find((r) => r.matches(matchable));
+    if (by) arriving.push({ fingerprint, reason: by.rule.reason, comment: by.rule.comment, until: by.rule.expires_at, suppressionId: by.rule.id });
   }
   await store.replaceRuleHelp(analysisId, help);
-  // What the tool itself suppressed arrives dismissed, and stays so like any dismissal.
-  if (suppressed.size > 0) {
-    await store.dismissSuppressed(upload.repository_id, suppressed, at);
-    for (const fingerprint of suppressed.keys()) dismissed.add(fingerprint);
+  if (arriving.length > 0) {
+    await store.addDismissals(upload.repository_id, arriving, at);
+    for (const d of arriving) dismissed.add(d.fingerprint);
   }
   const existing = current ? await store.existingFindings(analysisId) : [];
   const { fixedTotalChange, ...diff } = await trackFindings(store, upload, ref.id, analysisId, distinct, existing, dismissed, at);

@@ -20,6 +20,14 @@ const COMPONENT_COLUMNS: Record<keyof ComponentsTable, PgColumnType> = {
   purl: 'text', type: 'text', licenses: 'text', hashes: 'text', depends_on: 'text',
 };
 
+export interface IngestDismissal {
+  fingerprint: string;
+  reason: string;
+  comment: string | null;
+  until: string | null;
+  suppressionId: string | null;
+}
+
 export type ExistingFinding = Pick<Selectable<FindingsTable>, 'id' | 'fingerprint' | 'state' | 'severity' | 'message' | 'start_line' | 'end_line' | 'file_path' | 'rule_name' | 'commit_sha' | 'occurrences'>;
 export type NewFinding = Insertable<FindingsTable>;
 export type NewComponent = Insertable<ComponentsTable>;
@@ -120,16 +128,25 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
       for (let i = 0; i < rows.length; i += 1000) await trx.insertInto('finding_rules').values(rows.slice(i, i + 1000)).execute();
     },
 
-    /** Dismissals for what the tool itself suppressed, unless the fingerprint is dismissed already. */
-    async dismissSuppressed(repositoryId: string, suppressed: Map<string, string>, at: string): Promise<void> {
-      const rows = [...suppressed].map(([fingerprint, justification]) => ({
-        repository_id: repositoryId, fingerprint, reason: 'suppressed', comment: justification || null, dismissed_by: null, dismissed_at: at, dismissed_until: null,
-      }));
-      for (let i = 0; i < rows.length; i += 1000) {
-        const chunk = rows.slice(i, i + 1000);
-        await trx.insertInto('dismissals').values(chunk).onConflict((oc) => oc.columns(['repository_id', 'fingerprint']).doNothing()).execute();
-        await trx.insertInto('finding_events').values(chunk.map((r) => ({
-          id: newId(), repository_id: repositoryId, fingerprint: r.fingerprint, event: 'dismissed', reason: 'suppressed', comment: r.comment, actor_id: null, created_at: at,
+    /** Suppression rules of the repository's org still in force: few rows, matched in memory. */
+    activeSuppressions(repositoryId: string, at: string) {
+      return trx.selectFrom('suppressions').innerJoin('repos', 'repos.org_id', 'suppressions.org_id')
+        .selectAll('suppressions').where('repos.id', '=', repositoryId)
+        .where((eb) => eb.or([eb('suppressions.expires_at', 'is', null), eb('suppressions.expires_at', '>', at)]))
+        .orderBy('suppressions.created_at').execute();
+    },
+
+    /** Dismissals made by ingest (the tool's own suppressions, suppression rules) for fingerprints not dismissed yet. */
+    async addDismissals(repositoryId: string, dismissals: IngestDismissal[], at: string): Promise<void> {
+      for (let i = 0; i < dismissals.length; i += 1000) {
+        const chunk = dismissals.slice(i, i + 1000);
+        await trx.insertInto('dismissals').values(chunk.map((d) => ({
+          repository_id: repositoryId, fingerprint: d.fingerprint, reason: d.reason, comment: d.comment, dismissed_by: null, dismissed_at: at,
+          dismissed_until: d.until, suppression_id: d.suppressionId,
+        }))).onConflict((oc) => oc.columns(['repository_id', 'fingerprint']).doNothing()).execute();
+        await trx.insertInto('finding_events').values(chunk.map((d) => ({
+          id: newId(), repository_id: repositoryId, fingerprint: d.fingerprint, event: d.suppressionId ? 'dismissed_by_rule' : 'dismissed',
+          reason: d.reason, comment: d.comment, actor_id: null, created_at: at,
         }))).execute();
       }
     },

@@ -57,6 +57,8 @@ interface Fixture {
     /** An analysis of the shared repository (one upload, processed). */
     analysis(): Promise<string>;
     webhook(): Promise<{ id: string }>;
+    /** A suppression rule of the shared org that matches nothing. */
+    suppression(): Promise<{ id: string }>;
     /** A finished delivery of the shared webhook, which may be sent again. */
     finishedDelivery(): Promise<string>;
   };
@@ -113,6 +115,10 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'GET /findings/{id}/history', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/findings/${f.finding.id}/history` }) },
   { route: 'PATCH /findings/{id}', rule: 'triage', ok: 200, request: async (f) => ({ method: 'PATCH', url: `/api/v1/findings/${f.finding.id}`, payload: { state: 'dismissed', reason: 'wont_fix' } }) },
   { route: 'POST /repos/{id}/findings/triage', rule: 'triage', ok: 200, request: async (f) => ({ method: 'POST', url: `/api/v1/repos/${f.repo.id}/findings/triage`, payload: { ids: [f.finding.id], triage: { state: 'dismissed', reason: 'wont_fix' } } }) },
+  { route: 'GET /orgs/{id}/suppressions', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/suppressions` }) },
+  { route: 'POST /orgs/{id}/suppressions', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/suppressions`, payload: { rule_id: f.unique(), reason: 'wont_fix' } }) },
+  { route: 'GET /orgs/{id}/suppressions/{suppression_id}', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/suppressions/${(await f.fresh.suppression()).id}` }) },
+  { route: 'DELETE /orgs/{id}/suppressions/{suppression_id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/orgs/${f.org.id}/suppressions/${(await f.fresh.suppression()).id}` }) },
   { route: 'GET /users', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/users?q=o' }) },
 ];
 
@@ -163,6 +169,11 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
       finding,
       fresh: {
         webhook: makeWebhook,
+        suppression: async () => {
+          const res = await t.request({ method: 'POST', url: `/api/v1/orgs/${org.id}/suppressions`, headers: { cookie: owner!.cookie }, payload: { rule_id: unique(), reason: 'wont_fix' } });
+          if (res.statusCode !== 201) throw new Error(`creating a suppression failed: ${res.statusCode} ${res.body}`);
+          return res.json<{ id: string }>();
+        },
         finishedDelivery: async () => {
           // Its ping, as if it had been attempted and given up (nothing is sent in this test).
           const row = await t.db.kysely.updateTable('webhook_deliveries').set({ status: 'failed' })

@@ -13,6 +13,23 @@ import { columnTypes } from './column-types.js';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const { ts } = columnTypes(db);
+  await db.schema.createTable('suppressions')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('org_id', 'text', (c) => c.notNull().references('orgs.id').onDelete('cascade'))
+    .addColumn('tool', 'text')
+    .addColumn('rule_id', 'text')
+    .addColumn('path', 'text')
+    .addColumn('purl', 'text')
+    .addColumn('advisory', 'text')
+    .addColumn('repository_ids', 'text')
+    .addColumn('reason', 'text', (c) => c.notNull())
+    .addColumn('comment', 'text')
+    .addColumn('expires_at', ts)
+    .addColumn('created_by', 'text', (c) => c.references('users.id').onDelete('set null'))
+    .addColumn('created_at', ts, (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('suppressions_org').on('suppressions').columns(['org_id', 'created_at']).execute();
+
   await db.schema.createTable('dismissals')
     .addColumn('repository_id', 'text', (c) => c.notNull().references('repos.id').onDelete('cascade'))
     .addColumn('fingerprint', 'text', (c) => c.notNull())
@@ -21,9 +38,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('dismissed_by', 'text', (c) => c.references('users.id').onDelete('set null'))
     .addColumn('dismissed_at', ts, (c) => c.notNull())
     .addColumn('dismissed_until', ts)
+    // Set when a suppression rule made it, so deleting the rule reopens exactly what it dismissed.
+    .addColumn('suppression_id', 'text', (c) => c.references('suppressions.id').onDelete('set null'))
     .addPrimaryKeyConstraint('dismissals_pkey', ['repository_id', 'fingerprint'])
     .execute();
   await db.schema.createIndex('dismissals_until').on('dismissals').column('dismissed_until').execute();
+  await db.schema.createIndex('dismissals_suppression').on('dismissals').column('suppression_id').execute();
 
   await db.schema.createTable('finding_events')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -56,4 +76,5 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('analyses').dropColumn('dismissed').execute();
   await db.schema.dropTable('finding_events').execute();
   await db.schema.dropTable('dismissals').execute();
+  await db.schema.dropTable('suppressions').execute();
 }

@@ -3926,7 +3926,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {unknown} */
-                            event: "opened" | "fixed" | "reopened" | "dismissed" | "reopened_by_hand" | "dismissal_expired";
+                            event: "opened" | "fixed" | "reopened" | "dismissed" | "reopened_by_hand" | "dismissal_expired" | "dismissed_by_rule" | "rule_deleted";
                             /** Format: date-time */
                             at: string;
                             by: string | null;
@@ -4105,6 +4105,353 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{id}/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An organization's suppression rules, newest first, with how many findings each holds */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 (at most 10000000). */
+                    page?: number;
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
+                    per_page?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Suppression rules. */
+                200: {
+                    headers: {
+                        /** @description Total number of items. */
+                        "X-Total-Count"?: number;
+                        /** @description Current page. */
+                        "X-Page"?: number;
+                        /** @description Items per page. */
+                        "X-Per-Page"?: number;
+                        /** @description RFC 8288 links to the first, prev, next and last pages. */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            org_id: string;
+                            tool: string | null;
+                            rule_id: string | null;
+                            path: string | null;
+                            purl: string | null;
+                            advisory: string | null;
+                            repositories: string[] | null;
+                            /** @enum {unknown} */
+                            reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected";
+                            comment: string | null;
+                            expires_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description How many findings (fingerprints) the rule holds dismissed now. */
+                            findings: number;
+                        }[];
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a suppression rule (owners): it dismisses the matching findings now and in every later upload */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description At least one of tool, rule_id, path, purl or advisory; every one given must match. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The tool, as analyses name it (any case). */
+                        tool?: string;
+                        /** @description The rule id (any case). */
+                        rule_id?: string;
+                        /** @description A glob over the file path, e.g. test/** or **\/*.spec.ts. */
+                        path?: string;
+                        /** @description A package URL prefix, with or without version: pkg:npm/lodash covers every version of lodash. */
+                        purl?: string;
+                        /** @description An advisory id (CVE, GHSA, ...), matched against the finding's rule id. */
+                        advisory?: string;
+                        /** @description Only these repositories of the org; every one when left out. */
+                        repositories?: string[];
+                        /** @enum {unknown} */
+                        reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected";
+                        comment?: string;
+                        /**
+                         * Format: date-time
+                         * @description The rule stops applying then, and what it dismissed opens again.
+                         */
+                        expires_at?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Created. */
+                201: {
+                    headers: {
+                        /** @description The URL of the new resource. */
+                        Location?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            org_id: string;
+                            tool: string | null;
+                            rule_id: string | null;
+                            path: string | null;
+                            purl: string | null;
+                            advisory: string | null;
+                            repositories: string[] | null;
+                            /** @enum {unknown} */
+                            reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected";
+                            comment: string | null;
+                            expires_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description How many findings (fingerprints) the rule holds dismissed now. */
+                            findings: number;
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The content type or format is not accepted. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{id}/suppressions/{suppression_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a suppression rule */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    suppression_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            org_id: string;
+                            tool: string | null;
+                            rule_id: string | null;
+                            path: string | null;
+                            purl: string | null;
+                            advisory: string | null;
+                            repositories: string[] | null;
+                            /** @enum {unknown} */
+                            reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected";
+                            comment: string | null;
+                            expires_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description How many findings (fingerprints) the rule holds dismissed now. */
+                            findings: number;
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a suppression rule (owners): the findings it dismissed that are still present open again */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    suppression_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done; no content. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
