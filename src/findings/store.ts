@@ -6,9 +6,12 @@ import { containsIgnoringCase } from '../db/like.js';
 import type { Severity } from '../scans/parsers/types.js';
 import { SEVERITY_RANK } from '../scans/parsers/severity.js';
 import { refreshRefTotals, syncRepoStatus } from '../scans/status-store.js';
+import { enqueueEvent } from '../webhooks/outbox.js';
 
 /** Ids per `IN (...)` list: well inside SQLite's and PostgreSQL's parameter limits. */
 const CHUNK = 5000;
+/** Fingerprints named in one finding.dismissed event; `count` says how many there were. */
+const WEBHOOK_FINGERPRINTS = 100;
 
 export type DismissReason = 'false_positive' | 'wont_fix' | 'used_in_tests' | 'accepted_risk' | 'not_affected' | 'suppressed';
 
@@ -72,9 +75,10 @@ export function findingStore(db: Db) {
       repositoryId: string, fingerprints: string[], change: TriageChange, event: TriageEvent, actorId: string | null, at: string, suppressionId: string | null = null,
     ): Promise<string[] | null> {
       return kysely.transaction().execute(async (trx) => {
-        let lock = trx.selectFrom('repos').select('id').where('id', '=', repositoryId);
+        let lock = trx.selectFrom('repos').select('org_id').where('id', '=', repositoryId);
         if (dialect === 'postgres') lock = lock.forUpdate();
-        if (!(await lock.executeTakeFirst())) return null;
+        const repo = await lock.executeTakeFirst();
+        if (!repo) return null;
         const analyses = await trx.selectFrom('analyses').select(['id', 'ref_id']).where('repository_id', '=', repositoryId).execute();
         const analysisIds = analyses.map((a) => a.id);
         const changed = new Set<string>();
@@ -113,6 +117,15 @@ export function findingStore(db: Db) {
             id: newId(), repository_id: repositoryId, fingerprint, event, reason, comment: change.comment, actor_id: actorId, created_at: at,
           }));
           for (let i = 0; i < events.length; i += CHUNK) await trx.insertInto('finding_events').values(events.slice(i, i + CHUNK)).execute();
+          if (change.state === 'dismissed') {
+            await enqueueEvent(trx, {
+              orgId: repo.org_id, repositoryId, event: 'finding.dismissed',
+              payload: {
+                count: changed.size, fingerprints: [...changed].slice(0, WEBHOOK_FINGERPRINTS), reason: change.reason, comment: change.comment,
+                until: change.until, by: actorId, suppression_id: suppressionId,
+              },
+            });
+          }
         }
         await recount(trx, [...touched]);
         for (const refId of new Set(analyses.filter((a) => touched.has(a.id)).map((a) => a.ref_id))) await refreshRefTotals(trx, refId);

@@ -202,6 +202,22 @@ describe.each(DB_KINDS)('triage on %s', (kind) => {
     expect((await history(suppressed.id)).map((e) => [e.event, e.reason])).toEqual([['opened', null], ['dismissed', 'suppressed']]);
   });
 
+  it('tells webhooks that want it of each dismissal (finding.dismissed)', async () => {
+    const hook = await t.request({
+      method: 'POST', url: `/api/v1/orgs/${orgId}/webhooks`, headers: { cookie: owner },
+      payload: { url: 'https://93.184.215.14/in', secret: 'triage-secret', events: ['finding.dismissed'] },
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
+    const xss = (await findings('open')).find((f) => f.rule_id === 'xss')!;
+    await patch(xss.id, { state: 'dismissed', reason: 'wont_fix', comment: 'Legacy page' });
+    await patch(xss.id, { state: 'open' });
+    const sent = await t.db.kysely.selectFrom('webhook_deliveries').select(['event', 'payload'])
+      .where('webhook_id', '=', hook.json<{ id: string }>().id).where('event', '=', 'finding.dismissed').execute();
+    expect(sent).toHaveLength(1);
+    expect(JSON.parse(sent[0]!.payload)).toMatchObject({ event: 'finding.dismissed', data: { count: 1, fingerprints: [xss.fingerprint], reason: 'wont_fix', comment: 'Legacy page' } });
+    await t.request({ method: 'DELETE', url: `/api/v1/orgs/${orgId}/webhooks/${hook.json<{ id: string }>().id}`, headers: { cookie: owner } });
+  });
+
   it('reopens a finding when its dismissal expires, by the maintenance loop, with a history entry', async () => {
     const xss = (await findings('open')).find((f) => f.rule_id === 'xss')!;
     const dismissedBefore = (await status()).findings.dismissed;
