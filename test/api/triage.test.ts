@@ -218,6 +218,21 @@ describe.each(DB_KINDS)('triage on %s', (kind) => {
     await t.request({ method: 'DELETE', url: `/api/v1/orgs/${orgId}/webhooks/${hook.json<{ id: string }>().id}`, headers: { cookie: owner } });
   });
 
+  it('exports every matching finding as CSV (all pages, streamed) with Accept: text/csv', async () => {
+    const many: SarifResultSpec[] = Array.from({ length: 1205 }, (_, i) => ({ rule: 'csv-rule', file: `src/gen/f${i}.js`, message: `Found "quoted", with comma ${i}` }));
+    await upload(many, 'csv');
+    const res = await t.request({ url: `/api/v1/repos/${repoId}/findings?tool=TestScanner&q=src/gen/`, headers: { cookie: member, accept: 'text/csv' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    const lines = res.body.trim().split('\n');
+    expect(lines[0]).toBe('id,tool,category,rule_id,rule_name,severity,state,message,file_path,start_line,end_line,package,package_version,purl,fingerprint,first_seen_at,fixed_at,reopened_at');
+    expect(lines).toHaveLength(1206);
+    expect(lines.find((l) => l.includes('src/gen/f7.js'))).toContain('"Found ""quoted"", with comma 7"');
+    const refused = await t.request({ url: '/api/v1/repos/0190a3b2-0000-7000-8000-000000000000/findings', headers: { cookie: member, accept: 'text/csv' } });
+    expect(refused.statusCode).toBe(404);
+    expect(refused.headers['content-type']).toContain('application/problem+json');
+  });
+
   it('reopens a finding when its dismissal expires, by the maintenance loop, with a history entry', async () => {
     const xss = (await findings('open')).find((f) => f.rule_id === 'xss')!;
     const dismissedBefore = (await status()).findings.dismissed;

@@ -2924,7 +2924,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A repository's findings, most severe first */
+        /** A repository's findings, most severe first; with Accept: text/csv every matching finding (all pages) as CSV */
         get: {
             parameters: {
                 query?: {
@@ -3008,6 +3008,7 @@ export interface paths {
                             fixed_upload_id: string | null;
                             reopened_upload_id: string | null;
                         }[];
+                        "text/csv": string;
                     };
                 };
                 /** @description The request is not valid (see errors[]). */
