@@ -30,6 +30,8 @@ import { refRoutes } from './refs/routes.js';
 import { uploadDocumentation } from './scans/upload-doc.js';
 import { auditRoutes } from './audit/routes.js';
 import { analysisRoutes } from './analyses/routes.js';
+import { findingRoutes } from './findings/routes.js';
+import { suppressionRoutes } from './suppressions/routes.js';
 import { gateRoutes } from './gates/routes.js';
 import { badgeRoutes, badgeTokenRoutes } from './badges/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -118,8 +120,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(healthRoutes, { db });
   await app.register(authRoutes, { config, services });
   const apiRoutes = [
-    meRoutes, apiKeyRoutes, orgRoutes, memberRoutes, repoRoutes, teamRoutes, userSearchRoutes, scanRoutes,
-    refRoutes, auditRoutes, analysisRoutes, gateRoutes, badgeTokenRoutes, webhookRoutes, advisoryRoutes, componentRoutes,
+    meRoutes, apiKeyRoutes, orgRoutes, memberRoutes, repoRoutes, teamRoutes, userSearchRoutes, scanRoutes, refRoutes,
+    auditRoutes, analysisRoutes, findingRoutes, suppressionRoutes, gateRoutes, badgeTokenRoutes, webhookRoutes, advisoryRoutes,
+    componentRoutes,
   ];
   for (const routes of apiRoutes) await app.register(routes, { prefix: '/api/v1', services });
   await app.register(badgeRoutes, { services });

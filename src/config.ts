@@ -43,6 +43,8 @@ export interface Config {
   rawRetentionDays: number;
   /** Branches (not the default) and pull requests with no upload for this long are removed; 0 keeps them. */
   refRetentionDays: number;
+  /** How often housekeeping runs (retention, expired sessions, dismissals whose time is up). */
+  maintenanceMs: number;
   rateLimit: RateLimitConfig;
   /** Lets webhooks reach loopback, private and link-local addresses (self-hosted receivers). */
   webhookAllowPrivate: boolean;
@@ -89,6 +91,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: redisUrl(env.REDIS_URL),
     rawRetentionDays: integer(env, 'SERVICE_RAW_RETENTION_DAYS', 30, 0, 36500),
     refRetentionDays: integer(env, 'SERVICE_REF_RETENTION_DAYS', 90, 0, 36500),
+    maintenanceMs: integer(env, 'SERVICE_MAINTENANCE_SECONDS', 3600, 1, 86400) * 1000,
     rateLimit: {
       perUser: integer(env, 'SERVICE_RATE_LIMIT_USER', 1200, 1, 10_000_000),
       perIp: integer(env, 'SERVICE_RATE_LIMIT_IP', 300, 1, 10_000_000),

@@ -45,6 +45,11 @@ const RULES = {
   'scan.upload': members,
   'analysis.read': members,
   'analysis.delete': owners,
+  'finding.read': members,
+  // Any member may triage; a key needs write on top of the route's own scope.
+  'finding.triage': { ...members, keyScope: 'write' },
+  'suppression.read': members,
+  'suppression.manage': owners,
   // Gates: members read policies and gates; owners set policies and rotate badge tokens. A badge
   // itself is shown to whoever holds the repository's badge token.
   'policy.read': members,

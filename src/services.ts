@@ -20,6 +20,10 @@ import { teamService } from './teams/service.js';
 import { createScans } from './scans/index.js';
 import { analysisStore } from './analyses/store.js';
 import { analysisService } from './analyses/service.js';
+import { findingStore } from './findings/store.js';
+import { findingService } from './findings/service.js';
+import { suppressionStore } from './suppressions/store.js';
+import { suppressionService } from './suppressions/service.js';
 import { adminPinStore } from './auth/admin-pins-store.js';
 import { siteAdmins } from './auth/site-admins.js';
 import { gateService } from './gates/service.js';
@@ -56,6 +60,7 @@ export function createServices(config: Config, db: Db) {
   const repos = repoService(repoStore(k), policy, audit);
   const gates = gateService(k, repos.authorized, policy, audit);
   const advisories = advisoryService(k, policy, advisoryZipLimits(config), config.advisorySources);
+  const findings = findingStore(db);
   const providerTypeOf = (id: string | null) => config.providers.find((p) => p.id === id)?.type;
   return {
     config,
@@ -73,6 +78,8 @@ export function createServices(config: Config, db: Db) {
     teamService: teamService(teamStore(k), policy, inOrgTransaction, audit),
     scans: createScans(config, db, repos.authorized),
     analysisService: analysisService(analysisStore(db), repos.authorized, audit),
+    findingService: findingService(findings, repos.authorized, audit),
+    suppressionService: suppressionService(suppressionStore(db), findings, policy, audit),
     admins: siteAdmins(config.admins, adminPinStore(k)),
     gateService: gates,
     badgeService: badgeService(badgeStore(k), repoStore(k), repos.authorized, gates, audit),

@@ -152,6 +152,8 @@ export interface AnalysesTable extends ScanTotals {
   last_upload_id: string;
   completed_at: string;
   fixed_total: number;
+  /** Its findings present and dismissed (not counted in the open counts). */
+  dismissed: Generated<number>;
 }
 
 export interface FindingsTable {
@@ -187,6 +189,9 @@ export interface FindingsTable {
   reopened_upload_id: string | null;
   /** The commit the report names for this finding (Gitleaks' Commit), when it names one. */
   commit_sha: Generated<string | null>;
+  /** JSON of every location, when the tool gave more than one. */
+  locations: Generated<string | null>;
+  snippet: Generated<string | null>;
   /** How many times the tool reported this same result in the upload that last saw it (at least 1). */
   occurrences: Generated<number>;
   /** A vulnerability's other ids (JSON array), from its advisory; null for other findings. */
@@ -317,6 +322,59 @@ export interface AdminPinsTable {
   pinned_at: string;
 }
 
+/** A dismissal of one fingerprint in one repository: every ref's finding of that fingerprint is dismissed. */
+export interface DismissalsTable {
+  repository_id: string;
+  fingerprint: string;
+  reason: string;
+  comment: string | null;
+  dismissed_by: string | null;
+  dismissed_at: string;
+  dismissed_until: string | null;
+  /** The suppression rule that made it, if one did. */
+  suppression_id: Generated<string | null>;
+}
+
+/** An org's rule that dismisses matching findings, present and future. */
+export interface SuppressionsTable {
+  id: string;
+  org_id: string;
+  tool: string | null;
+  rule_id: string | null;
+  /** A glob over the finding's file path (picomatch). */
+  path: string | null;
+  /** A purl prefix, with or without version. */
+  purl: string | null;
+  /** An advisory id, matched against the finding's rule id. */
+  advisory: string | null;
+  /** JSON array of repository ids; null for every repository of the org. */
+  repository_ids: string | null;
+  reason: string;
+  comment: string | null;
+  expires_at: string | null;
+  created_by: string | null;
+  created_at: string;
+}
+
+/** A triage change of a fingerprint: dismissed, reopened by hand, dismissal expired. */
+export interface FindingEventsTable {
+  id: string;
+  repository_id: string;
+  fingerprint: string;
+  event: string;
+  reason: string | null;
+  comment: string | null;
+  actor_id: string | null;
+  created_at: string;
+}
+
+/** The help text of an analysis's rules, replaced with each upload that applies the analysis. */
+export interface FindingRulesTable {
+  analysis_id: string;
+  rule_id: string;
+  help: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -344,6 +402,10 @@ export interface Database {
   advisory_aliases: AdvisoryAliasesTable;
   advisory_packages: AdvisoryPackagesTable;
   advisory_sources: AdvisorySourcesTable;
+  dismissals: DismissalsTable;
+  finding_events: FindingEventsTable;
+  finding_rules: FindingRulesTable;
+  suppressions: SuppressionsTable;
 }
 
 /** An OSV record as imported (advisories/osv.ts); timestamps are UTC ISO text. */
@@ -411,3 +473,4 @@ export interface AdvisorySourcesTable {
   lease_until: string | null;
   lease_token: string | null;
 }
+export type SuppressionRow = Selectable<SuppressionsTable>;

@@ -6,10 +6,11 @@ import { now } from '../db/time.js';
 import { fingerprintDistinct, type DistinctFindings } from './fingerprint.js';
 import { holdsClaim } from './upload-store.js';
 import { refreshRefState, refreshRefTotals } from './status-store.js';
-import { trackingStore, type ExistingFinding, type FindingDetails, type NewFinding, type TrackingStore } from './tracking-store.js';
+import { trackingStore, type ExistingFinding, type FindingDetails, type IngestDismissal, type NewFinding, type TrackingStore } from './tracking-store.js';
 import { zeroCounts } from './severity.js';
 import { SEVERITY_RANK } from './parsers/severity.js';
 import { judgeUpload } from '../gates/judge.js';
+import { suppressionMatcher } from '../suppressions/match.js';
 import { enqueueUploadCompleted } from '../webhooks/outbox.js';
 import type { ImportCounts } from './severity.js';
 import { packageOfPurl } from '../advisories/ecosystems/index.js';
@@ -18,6 +19,12 @@ import { ADVISORIES, matchRef } from './advisory-matching.js';
 /** The format of a re-match job: a row in the uploads queue, written by an advisory import. */
 export const REMATCH_FORMAT = 'advisories';
 
+
+/** A suppression rule in force, compiled. */
+interface Suppressing {
+  rule: { id: string; reason: string; comment: string | null; expires_at: string | null };
+  matches: ReturnType<typeof suppressionMatcher>;
+}
 
 /** A pull request's upload against its base branch's current results. */
 export interface VsBase {
@@ -42,13 +49,15 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
     const base = pullRequest && upload.base_ref !== null ? (await store.baseRef(upload.repository_id, upload.base_ref)) ?? null : null;
     const total: ImportCounts = { new: 0, fixed: 0, reopened: 0, unchanged: 0, findings: 0, components: 0 };
     const vsBase: VsBase = { new: 0, fixed: 0 };
+    const dismissed = await store.dismissedFingerprints(upload.repository_id);
+    const rules = (await store.activeSuppressions(upload.repository_id, now())).map((rule) => ({ rule, matches: suppressionMatcher(rule) }));
     for (const analysis of scan.analyses) {
       const distinct = fingerprintDistinct(analysis.findings);
       const incoming = distinct.findings;
-      const counts = await applyAnalysis(store, upload, ref, scan.format, analysis, distinct);
+      const counts = await applyAnalysis(store, upload, ref, scan.format, analysis, distinct, dismissed, rules);
       for (const key of Object.keys(total) as (keyof ImportCounts)[]) total[key] += counts[key];
       if (pullRequest) {
-        const against = await compareWithBase(store, base, upload, scan.format, analysis, incoming);
+        const against = await compareWithBase(store, base, upload, scan.format, analysis, incoming, dismissed);
         vsBase.new += against.new;
         vsBase.fixed += against.fixed;
       }
@@ -63,7 +72,7 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
       // A ref that never had a vulnerable component gets no empty advisories analysis.
       const hasAnalysis = matches.analysis.findings.length > 0
         || (await store.analysis(ref.id, ADVISORIES.tool, ADVISORIES.category, ADVISORIES.format)) !== undefined;
-      const counts = !hasAnalysis ? null : await applyAnalysis(store, { ...upload, category: ADVISORIES.category }, ref, ADVISORIES.format, matches.analysis, fingerprintDistinct(matches.analysis.findings));
+      const counts = !hasAnalysis ? null : await applyAnalysis(store, { ...upload, category: ADVISORIES.category }, ref, ADVISORIES.format, matches.analysis, fingerprintDistinct(matches.analysis.findings), dismissed, rules);
       if (counts) for (const key of ['new', 'fixed', 'reopened', 'unchanged', 'findings'] as const) total[key] += counts[key];
     }
     const at = now();
@@ -86,6 +95,7 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
 
 async function applyAnalysis(
   store: TrackingStore, upload: UploadRow, ref: RefRow, format: ScanFormat, parsed: NormalisedAnalysis, distinct: DistinctFindings,
+  dismissed: Set<string>, rules: Suppressing[],
 ): Promise<ImportCounts> {
   const at = now();
   const incoming = distinct.findings;
@@ -100,11 +110,31 @@ async function applyAnalysis(
     await store.insertAnalysis({
       id: analysisId, repository_id: upload.repository_id, ref_id: ref.id, tool: parsed.tool.name, tool_version: parsed.tool.version,
       category: upload.category, format, last_upload_id: upload.id, completed_at: at,
-      open_critical: 0, open_high: 0, open_medium: 0, open_low: 0, open_info: 0, components: 0, fixed_total: 0,
+      open_critical: 0, open_high: 0, open_medium: 0, open_low: 0, open_info: 0, components: 0, fixed_total: 0, dismissed: 0,
     });
   }
+  const help = new Map<string, string>();
+  const arriving: IngestDismissal[] = [];
+  for (const [fingerprint, finding] of incoming) {
+    if (finding.help !== null && !help.has(finding.ruleId)) help.set(finding.ruleId, finding.help);
+    if (dismissed.has(fingerprint)) continue;
+    // What the tool itself suppressed, or a suppression rule matches, arrives dismissed and stays so like any dismissal.
+    if (finding.suppression !== null) {
+      arriving.push({ fingerprint, reason: 'suppressed', comment: finding.suppression || null, until: null, suppressionId: null });
+      continue;
+    }
+    if (rules.length === 0) continue;
+    const matchable = { repository_id: upload.repository_id, tool: parsed.tool.name, rule_id: finding.ruleId, file_path: finding.filePath, purl: finding.purl };
+    const by = rules.find((r) => r.matches(matchable));
+    if (by) arriving.push({ fingerprint, reason: by.rule.reason, comment: by.rule.comment, until: by.rule.expires_at, suppressionId: by.rule.id });
+  }
+  await store.replaceRuleHelp(analysisId, help);
+  if (arriving.length > 0) {
+    await store.addDismissals(upload.repository_id, arriving, at);
+    for (const d of arriving) dismissed.add(d.fingerprint);
+  }
   const existing = current ? await store.existingFindings(analysisId) : [];
-  const diff = await trackFindings(store, upload, ref.id, analysisId, distinct, existing, at);
+  const { fixedTotalChange, ...diff } = await trackFindings(store, upload, ref.id, analysisId, distinct, existing, dismissed, at);
   Object.assign(counts, diff);
   const dependsOn = new Map(parsed.dependencies.map((d) => [d.ref, d.dependsOn]));
   await store.replaceComponents(analysisId, parsed.components.map((c) => ({
@@ -114,12 +144,16 @@ async function applyAnalysis(
     depends_on: JSON.stringify((c.ref !== null && dependsOn.get(c.ref)) || []),
   })));
   const open = zeroCounts();
-  for (const finding of incoming.values()) open[finding.severity]++;
+  let dismissedHere = 0;
+  for (const [fingerprint, finding] of incoming) {
+    if (dismissed.has(fingerprint)) dismissedHere++;
+    else open[finding.severity]++;
+  }
   await store.updateAnalysis(analysisId, {
     tool_version: parsed.tool.version, last_upload_id: upload.id, completed_at: at,
     open_critical: open.critical, open_high: open.high, open_medium: open.medium, open_low: open.low, open_info: open.info,
-    components: parsed.components.length,
-    fixed_total: (current?.fixed_total ?? 0) + diff.fixed - diff.reopened,
+    components: parsed.components.length, dismissed: dismissedHere,
+    fixed_total: (current?.fixed_total ?? 0) + fixedTotalChange,
   });
   return counts;
 }
@@ -130,42 +164,65 @@ async function applyAnalysis(
  */
 async function compareWithBase(
   store: TrackingStore, base: RefRow | null, upload: UploadRow, format: ScanFormat, parsed: NormalisedAnalysis, incoming: Map<string, NormalisedFinding>,
+  dismissed: ReadonlySet<string>,
 ): Promise<VsBase> {
   const baseAnalysis = base ? await store.analysis(base.id, parsed.tool.name, upload.category, format) : undefined;
   const baseOpen = new Set(baseAnalysis ? await store.openFingerprints(baseAnalysis.id) : []);
   let added = 0;
-  for (const fingerprint of incoming.keys()) if (!baseOpen.has(fingerprint)) added++;
+  for (const fingerprint of incoming.keys()) if (!baseOpen.has(fingerprint) && !dismissed.has(fingerprint)) added++;
   let fixed = 0;
   for (const fingerprint of baseOpen) if (!incoming.has(fingerprint)) fixed++;
   return { new: added, fixed };
 }
 
+/**
+ * A dismissed fingerprint (`dismissed`: the repository's dismissals) comes in dismissed, whether new,
+ * returning or open until now, and is counted neither new nor reopened; one that disappears is fixed
+ * like any other but not counted as fixed by this upload, since nobody was waiting for it.
+ */
 async function trackFindings(
   store: TrackingStore, upload: UploadRow, refId: string, analysisId: string,
-  { findings: incoming, repeats }: DistinctFindings, existing: ExistingFinding[], at: string,
-): Promise<Pick<ImportCounts, 'new' | 'fixed' | 'reopened' | 'unchanged'>> {
+  { findings: incoming, repeats }: DistinctFindings, existing: ExistingFinding[], dismissed: ReadonlySet<string>, at: string,
+): Promise<Pick<ImportCounts, 'new' | 'fixed' | 'reopened' | 'unchanged'> & { fixedTotalChange: number }> {
   const known = new Map(existing.map((f) => [f.fingerprint, f]));
-  const fixedIds = existing.filter((f) => f.state === 'open' && !incoming.has(f.fingerprint)).map((f) => f.id);
+  const gone = existing.filter((f) => f.state !== 'fixed' && !incoming.has(f.fingerprint));
+  const fixedIds = gone.map((f) => f.id);
   const reopenedIds: string[] = [];
+  const dismissedIds: string[] = [];
+  const undismissedIds: string[] = [];
   const inserts: NewFinding[] = [];
   const changed: FindingDetails[] = [];
   let unchanged = 0;
+  let returnedDismissed = 0;
   for (const [fingerprint, finding] of incoming) {
     const before = known.get(fingerprint);
     const occurrences = repeats.get(fingerprint) ?? 1;
+    const isDismissed = dismissed.has(fingerprint);
     if (!before) {
-      inserts.push(newFindingRow(upload, refId, analysisId, fingerprint, finding, occurrences, at));
+      inserts.push(newFindingRow(upload, refId, analysisId, fingerprint, finding, occurrences, at, isDismissed ? 'dismissed' : 'open'));
       continue;
     }
-    if (before.state === 'fixed') reopenedIds.push(before.id);
-    else unchanged++;
+    if (before.state === 'fixed' && !isDismissed) reopenedIds.push(before.id);
+    else {
+      unchanged++;
+      if (before.state === 'fixed') returnedDismissed++;
+      if (isDismissed && before.state !== 'dismissed') dismissedIds.push(before.id);
+      if (!isDismissed && before.state === 'dismissed') undismissedIds.push(before.id);
+    }
     if (detailsChanged(before, finding, occurrences)) changed.push({ id: before.id, ...details(finding, occurrences), updated_at: at });
   }
   await store.insertFindings(inserts);
   await store.updateDetails(changed);
   await store.setState(fixedIds, { state: 'fixed', fixed_at: at, fixed_upload_id: upload.id, updated_at: at });
   await store.setState(reopenedIds, { state: 'open', fixed_at: null, fixed_upload_id: null, reopened_at: at, reopened_upload_id: upload.id, updated_at: at });
-  return { new: inserts.length, fixed: fixedIds.length, reopened: reopenedIds.length, unchanged };
+  await store.setState(dismissedIds, { state: 'dismissed', fixed_at: null, fixed_upload_id: null, updated_at: at });
+  await store.setState(undismissedIds, { state: 'open', updated_at: at });
+  const fixedOpen = gone.filter((f) => f.state === 'open').length;
+  return {
+    new: inserts.filter((f) => f.state === 'open').length, fixed: fixedOpen, reopened: reopenedIds.length,
+    unchanged: unchanged + inserts.filter((f) => f.state === 'dismissed').length,
+    fixedTotalChange: fixedIds.length - reopenedIds.length - returnedDismissed,
+  };
 }
 
 function details(f: NormalisedFinding, occurrences: number) {
@@ -174,6 +231,7 @@ function details(f: NormalisedFinding, occurrences: number) {
     level: f.level, kind: f.kind, file_path: f.filePath, start_line: f.startLine, end_line: f.endLine,
     package_name: f.packageName, package_version: f.packageVersion, purl: f.purl, help_uri: f.helpUri,
     commit_sha: f.commitSha, occurrences, aliases: f.aliases ? JSON.stringify(f.aliases) : null, fixed_versions: fixedVersions(f),
+    locations: f.locations ? JSON.stringify(f.locations) : null, snippet: f.snippet,
   };
 }
 
@@ -189,10 +247,11 @@ function fixedVersions(f: NormalisedFinding): string | null {
 
 function newFindingRow(
   upload: UploadRow, refId: string, analysisId: string, fingerprint: string, f: NormalisedFinding, occurrences: number, at: string,
+  state: 'open' | 'dismissed',
 ): NewFinding {
   return {
     id: newId(), repository_id: upload.repository_id, ref_id: refId, analysis_id: analysisId, fingerprint, rule_id: f.ruleId,
-    ...details(f, occurrences), state: 'open', first_upload_id: upload.id, created_at: at, updated_at: at, fixed_at: null, reopened_at: null,
+    ...details(f, occurrences), state, first_upload_id: upload.id, created_at: at, updated_at: at, fixed_at: null, reopened_at: null,
     fixed_upload_id: null, reopened_upload_id: null,
   };
 }

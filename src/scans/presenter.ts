@@ -24,7 +24,7 @@ export function presentUpload(row: UploadRow): UploadJson {
 
 type AnalysisStatusRow = {
   tool: string; category: string; format: string; last_upload_id: string; upload_status: string; completed_at: string;
-  open_critical: number; open_high: number; open_medium: number; open_low: number; open_info: number;
+  open_critical: number; open_high: number; open_medium: number; open_low: number; open_info: number; dismissed: number;
 };
 
 type StatusRow = Omit<RepoStatusRow, 'repository_id'>;
@@ -40,6 +40,7 @@ export function presentStatus(repositoryId: string, ref: RefName, baseRef: strin
     findings: {
       open: c.open_critical + c.open_high + c.open_medium + c.open_low + c.open_info,
       critical: c.open_critical, high: c.open_high, medium: c.open_medium, low: c.open_low, info: c.open_info,
+      dismissed: analyses.reduce((sum, a) => sum + a.dismissed, 0),
     },
     components: c.components,
     analyses: analyses.map((a) => ({

@@ -7,7 +7,7 @@ import { SEVERITY_RANK } from './parsers/severity.js';
 import { containsIgnoringCase } from '../db/like.js';
 
 export interface FindingFilters {
-  state: 'open' | 'fixed' | 'all';
+  state: 'open' | 'fixed' | 'dismissed' | 'all';
   severity?: Severity;
   tool?: string;
   q?: string;
@@ -82,7 +82,7 @@ export function resultsStore(db: Kysely<Database>) {
 
     /** Open findings (by severity and tool) and fixed ones are counted as uploads complete. */
     async aggregateTotal(refId: string, filters: FindingFilters): Promise<number | null> {
-      if (filters.q || filters.state === 'all' || (filters.state === 'fixed' && filters.severity)) return null;
+      if (filters.q || filters.state === 'all' || filters.state === 'dismissed' || (filters.state === 'fixed' && filters.severity)) return null;
       if (filters.introducedIn || filters.fixedIn || filters.reopenedIn) return null;
       let query = db.selectFrom('analyses').where('ref_id', '=', refId);
       if (filters.tool) query = query.where('tool', '=', filters.tool);

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
 import { Value } from 'typebox/value';
 import type { Services } from '../services.js';
+import type { Page } from '../db/page.js';
 import { replyPage } from '../http/pagination.js';
 import { problems } from '../http/responses.js';
 import { listRoute, readRoute } from '../http/route-options.js';
@@ -10,6 +11,7 @@ import { badRequest } from '../problem.js';
 import { ComponentSchema, ComponentsQuery, FindingSchema, FindingsQuery, StatusQuery, StatusSchema, UploadQuery, UploadSchema, UploadsQuery, UploadWaitQuery } from './schema.js';
 import { presentComponent, presentFinding, presentStatus, presentUpload } from './presenter.js';
 import { receiveUpload, type UploadContext } from './upload-body.js';
+import { findingsCsv, wantsCsv } from './findings-csv.js';
 
 const tags = ['scans'];
 
@@ -33,13 +35,19 @@ export const scanRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       return presentStatus(request.params.id, ref, baseRef, row, analyses);
     });
 
-  app.get('/repos/:id/findings', listRoute({ tags, summary: "A repository's findings, most severe first", params: IdParams, querystring: FindingsQuery }, FindingSchema, 'Findings.', 404),
-    (request, reply) => {
+  app.get('/repos/:id/findings', withCsv(listRoute({ tags, summary: "A repository's findings, most severe first; with Accept: text/csv every matching finding (all pages) as CSV", params: IdParams, querystring: FindingsQuery }, FindingSchema, 'Findings.', 404)),
+    async (request, reply) => {
       const { severity, tool, q, ref, vs_base: vsBase, introduced_in: introducedIn, fixed_in: fixedIn, reopened_in: reopenedIn } = request.query;
       // What an upload changed is asked about whatever happened to those findings since.
       const state = request.query.state ?? (introducedIn || fixedIn || reopenedIn ? 'all' : 'open');
       const filters = { state, severity, tool, q, introducedIn, fixedIn, reopenedIn };
-      return replyPage(request, reply, (page) => scans.findings(request.actor!, request.params.id, ref, filters, vsBase, page), presentFinding);
+      const load = (page: Page) => scans.findings(request.actor!, request.params.id, ref, filters, vsBase, page);
+      if (wantsCsv(request)) {
+        const csv = await findingsCsv(load, presentFinding);
+        // The typed reply knows the JSON body only; the CSV body is a stream, which Fastify sends as it comes.
+        return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="findings.csv"').send(csv as never);
+      }
+      return replyPage(request, reply, load, presentFinding);
     });
 
   app.get('/repos/:id/components', listRoute({ tags, summary: "A repository's components (from its SBOMs)", params: IdParams, querystring: ComponentsQuery }, ComponentSchema, 'Components, by name.', 404),
@@ -88,4 +96,10 @@ function uploadContext(fields: UploadContext, query: UploadContext): UploadConte
 /** `ref=$GIT_BRANCH` with the variable unset arrives as "": stored as no ref, not as an empty one. */
 function presentOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== '')) as Partial<T>;
+}
+
+/** The findings list also answers text/csv: declared beside its JSON so the OpenAPI document says so. */
+function withCsv<T extends { schema: { response: { 200: { content: Record<string, unknown> } } } }>(options: T): T {
+  options.schema.response[200].content['text/csv'] = { schema: { type: 'string', description: 'A header line, then one line per finding (RFC 4180).' } };
+  return options;
 }

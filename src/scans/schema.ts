@@ -62,7 +62,8 @@ export const StatusSchema = Type.Object({
   last_completed_at: Nullable(Time),
   findings: Type.Object({
     open: Type.Integer(), critical: Type.Integer(), high: Type.Integer(), medium: Type.Integer(), low: Type.Integer(), info: Type.Integer(),
-  }, { description: "Open findings across the ref's analyses." }),
+    dismissed: Type.Integer({ description: 'Present and dismissed (by hand or by the tool itself); not counted in open or the severities.' }),
+  }, { description: "Open findings across the ref's analyses, and the dismissed ones apart." }),
   components: Type.Integer(),
   analyses: Type.Array(Type.Object({
     tool: Type.String(), category: Type.String(), format: Type.String(), last_upload_id: Type.String(),
@@ -82,7 +83,7 @@ export const FindingSchema = Type.Object({
   severity: SeverityEnum,
   level: Nullable(Type.String({ description: "The tool's own level or severity word." })),
   kind: Nullable(Type.String({ description: 'SARIF result kind: "fail" (a problem), "open" or "review" (needs a look).' })),
-  state: Type.Union([Type.Literal('open'), Type.Literal('fixed')]),
+  state: Type.Union([Type.Literal('open'), Type.Literal('fixed'), Type.Literal('dismissed')]),
   file_path: Nullable(Type.String()),
   start_line: Nullable(Type.Integer()),
   end_line: Nullable(Type.Integer()),
@@ -141,7 +142,7 @@ export const UploadsQuery = Type.Object({
 
 export const FindingsQuery = Type.Object({
   ...PageQuery.properties,
-  state: Type.Optional(Type.Enum(['open', 'fixed', 'all'], { description: 'Default open; all when introduced_in, fixed_in or reopened_in is given.' })),
+  state: Type.Optional(Type.Enum(['open', 'fixed', 'dismissed', 'all'], { description: 'Default open; all when introduced_in, fixed_in or reopened_in is given.' })),
   severity: Type.Optional(SeverityEnum),
   tool: Type.Optional(Type.String({ maxLength: 200 })),
   q: Type.Optional(Type.String({ maxLength: 200, description: 'Substring of the rule id, message or file path.' })),

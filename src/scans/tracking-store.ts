@@ -13,12 +13,13 @@ const FINDING_COLUMNS: Record<keyof FindingsTable, PgColumnType> = {
   end_line: 'integer', package_name: 'text', package_version: 'text', purl: 'text', help_uri: 'text', state: 'text',
   first_upload_id: 'text', created_at: 'timestamptz', updated_at: 'timestamptz', fixed_at: 'timestamptz', reopened_at: 'timestamptz',
   fixed_upload_id: 'text', reopened_upload_id: 'text', commit_sha: 'text', occurrences: 'integer', aliases: 'text', fixed_versions: 'text',
+  locations: 'text', snippet: 'text',
 };
 
 /** What a re-import may change in a finding it already has; identity, state and history stay. */
 const DETAIL_NAMES = [
   'rule_name', 'message', 'severity', 'severity_rank', 'level', 'kind', 'file_path', 'start_line', 'end_line', 'package_name',
-  'package_version', 'purl', 'help_uri', 'commit_sha', 'occurrences', 'updated_at',
+  'package_version', 'purl', 'help_uri', 'commit_sha', 'occurrences', 'aliases', 'fixed_versions', 'locations', 'snippet', 'updated_at',
 ] as const;
 const DETAIL_COLUMNS = Object.fromEntries(DETAIL_NAMES.map((name) => [name, FINDING_COLUMNS[name]]));
 export type FindingDetails = { id: string } & Pick<NewFinding, (typeof DETAIL_NAMES)[number]>;
@@ -27,6 +28,14 @@ const COMPONENT_COLUMNS: Record<keyof ComponentsTable, PgColumnType> = {
   id: 'text', repository_id: 'text', analysis_id: 'text', upload_id: 'text', ref: 'text', name: 'text', version: 'text',
   purl: 'text', type: 'text', licenses: 'text', hashes: 'text', depends_on: 'text', package_key: 'text',
 };
+
+export interface IngestDismissal {
+  fingerprint: string;
+  reason: string;
+  comment: string | null;
+  until: string | null;
+  suppressionId: string | null;
+}
 
 export type ExistingFinding = Pick<Selectable<FindingsTable>, 'id' | 'fingerprint' | 'state' | 'severity' | 'message' | 'start_line' | 'end_line' | 'file_path' | 'rule_name' | 'commit_sha' | 'occurrences' | 'fixed_versions'>;
 export type NewFinding = Insertable<FindingsTable>;
@@ -71,6 +80,12 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
       await trx.updateTable('refs').set({ base_ref: baseRef }).where('id', '=', refId).execute();
     },
 
+    /** The repository's dismissed fingerprints: one indexed read per upload, however many findings it brings. */
+    async dismissedFingerprints(repositoryId: string): Promise<Set<string>> {
+      const rows = await trx.selectFrom('dismissals').select('fingerprint').where('repository_id', '=', repositoryId).execute();
+      return new Set(rows.map((r) => r.fingerprint));
+    },
+
     async openFingerprints(analysisId: string): Promise<string[]> {
       const rows = await trx.selectFrom('findings').select('fingerprint')
         .where('analysis_id', '=', analysisId).where('state', '=', 'open').execute();
@@ -93,7 +108,7 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
       await trx.insertInto('analyses').values(row).execute();
     },
 
-    async updateAnalysis(id: string, values: Partial<Omit<AnalysesTable, 'id'>>): Promise<void> {
+    async updateAnalysis(id: string, values: Omit<Updateable<AnalysesTable>, 'id'>): Promise<void> {
       await trx.updateTable('analyses').set(values).where('id', '=', id).execute();
     },
 
@@ -113,6 +128,36 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
 
     /** Each finding's details (what the tool says of it now: lines, message, severity, ...) by id. */
     updateDetails: (rows: FindingDetails[]) => bulkUpdate(target, 'findings', DETAIL_COLUMNS, rows),
+
+    /** The help of the analysis's rules, as its latest upload gave it. */
+    async replaceRuleHelp(analysisId: string, help: Map<string, string>): Promise<void> {
+      await trx.deleteFrom('finding_rules').where('analysis_id', '=', analysisId).execute();
+      const rows = [...help].map(([ruleId, text]) => ({ analysis_id: analysisId, rule_id: ruleId, help: text }));
+      for (let i = 0; i < rows.length; i += 1000) await trx.insertInto('finding_rules').values(rows.slice(i, i + 1000)).execute();
+    },
+
+    /** Suppression rules of the repository's org still in force: few rows, matched in memory. */
+    activeSuppressions(repositoryId: string, at: string) {
+      return trx.selectFrom('suppressions').innerJoin('repos', 'repos.org_id', 'suppressions.org_id')
+        .selectAll('suppressions').where('repos.id', '=', repositoryId)
+        .where((eb) => eb.or([eb('suppressions.expires_at', 'is', null), eb('suppressions.expires_at', '>', at)]))
+        .orderBy('suppressions.created_at').execute();
+    },
+
+    /** Dismissals made by ingest (the tool's own suppressions, suppression rules) for fingerprints not dismissed yet. */
+    async addDismissals(repositoryId: string, dismissals: IngestDismissal[], at: string): Promise<void> {
+      for (let i = 0; i < dismissals.length; i += 1000) {
+        const chunk = dismissals.slice(i, i + 1000);
+        await trx.insertInto('dismissals').values(chunk.map((d) => ({
+          repository_id: repositoryId, fingerprint: d.fingerprint, reason: d.reason, comment: d.comment, dismissed_by: null, dismissed_at: at,
+          dismissed_until: d.until, suppression_id: d.suppressionId,
+        }))).onConflict((oc) => oc.columns(['repository_id', 'fingerprint']).doNothing()).execute();
+        await trx.insertInto('finding_events').values(chunk.map((d) => ({
+          id: newId(), repository_id: repositoryId, fingerprint: d.fingerprint, event: d.suppressionId ? 'dismissed_by_rule' : 'dismissed',
+          reason: d.reason, comment: d.comment, actor_id: null, created_at: at,
+        }))).execute();
+      }
+    },
 
     async replaceComponents(analysisId: string, rows: NewComponent[]): Promise<void> {
       await trx.deleteFrom('components').where('analysis_id', '=', analysisId).execute();

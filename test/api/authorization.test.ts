@@ -24,7 +24,7 @@ type Caller = (typeof CALLERS)[number];
  * an owner reading what only owners see (webhooks), or a site administrator changing what belongs
  * to the whole site (advisory imports; a key narrowed to orgs still acts for its administrator).
  */
-type Rule = 'signed-in' | 'create-org' | 'read' | 'manage' | 'owner-read' | 'site-admin-write' | 'site-admin-read';
+type Rule = 'signed-in' | 'create-org' | 'read' | 'manage' | 'owner-read' | 'site-admin-write' | 'site-admin-read' | 'triage';
 
 const OK = 0; // the endpoint's own success status
 // 404: the org is not visible to the caller (not a member, or the key is narrowed elsewhere).
@@ -40,6 +40,7 @@ const MATRIX: Record<Rule, number[]> = {
   'owner-read': [401,  404,     403,   OK,   OK,     404,  404, 404,  403,  403, 404,  OK,   OK,  404,  OK,   OK,  404],
   'site-admin-write': [401, 403, 403,  403,  OK,     403,  403, 403,  403,  403, 403,  403,  403, 403,  OK,   403, OK],
   'site-admin-read': [401,  403,     403,   403,  OK,     403,  403, 403,  403,  403, 403,  403,  403, 403,  OK,   OK,  OK],
+  triage:       [401,  404,     OK,    OK,   OK,     404,  403, 404,  OK,   403, 404,  OK,   403, 404,  OK,   403, 404],
 };
 
 interface Fixture {
@@ -47,6 +48,8 @@ interface Fixture {
   repo: Repo;
   team: Team;
   webhook: { id: string };
+  /** A finding of the shared repository. */
+  finding: { id: string };
   /** Things some requests consume (a deleted repo cannot be deleted again): made fresh per call. */
   fresh: {
     org(): Promise<Org>;
@@ -57,6 +60,8 @@ interface Fixture {
     /** An analysis of the shared repository (one upload, processed). */
     analysis(): Promise<string>;
     webhook(): Promise<{ id: string }>;
+    /** A suppression rule of the shared org that matches nothing. */
+    suppression(): Promise<{ id: string }>;
     /** A finished delivery of the shared webhook, which may be sent again. */
     finishedDelivery(): Promise<string>;
   };
@@ -115,6 +120,14 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'POST /advisories/import', rule: 'site-admin-write', ok: 200, request: async () => ({ method: 'POST', url: '/api/v1/advisories/import', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ id: 'GHSA-matr-ixxx-test', modified: '2024-01-01T00:00:00Z', affected: [] }) }) },
   // After the import above, which stores the record it reads.
   { route: 'GET /advisories/{id}', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/advisories/GHSA-matr-ixxx-test' }) },
+  { route: 'GET /findings/{id}', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/findings/${f.finding.id}` }) },
+  { route: 'GET /findings/{id}/history', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/findings/${f.finding.id}/history` }) },
+  { route: 'PATCH /findings/{id}', rule: 'triage', ok: 200, request: async (f) => ({ method: 'PATCH', url: `/api/v1/findings/${f.finding.id}`, payload: { state: 'dismissed', reason: 'wont_fix' } }) },
+  { route: 'POST /repos/{id}/findings/triage', rule: 'triage', ok: 200, request: async (f) => ({ method: 'POST', url: `/api/v1/repos/${f.repo.id}/findings/triage`, payload: { ids: [f.finding.id], triage: { state: 'dismissed', reason: 'wont_fix' } } }) },
+  { route: 'GET /orgs/{id}/suppressions', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/suppressions` }) },
+  { route: 'POST /orgs/{id}/suppressions', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/suppressions`, payload: { rule_id: f.unique(), reason: 'wont_fix' } }) },
+  { route: 'GET /orgs/{id}/suppressions/{suppression_id}', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/suppressions/${(await f.fresh.suppression()).id}` }) },
+  { route: 'DELETE /orgs/{id}/suppressions/{suppression_id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/orgs/${f.org.id}/suppressions/${(await f.fresh.suppression()).id}` }) },
   { route: 'GET /users', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/users?q=o' }) },
 ];
 
@@ -150,13 +163,26 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
       return res.json<{ id: string }>();
     };
     const webhook = await makeWebhook();
+    const findingUpload = await t.request({
+      method: 'POST', url: `/api/v1/repos/${sharedRepo.id}/upload?category=matrix`,
+      headers: { cookie: owner!.cookie, 'content-type': 'application/sarif+json' }, payload: sarifLog([{ rule: 'r', file: 'a.js' }]),
+    });
+    if (findingUpload.statusCode !== 202) throw new Error(`upload failed: ${findingUpload.statusCode} ${findingUpload.body}`);
+    await t.drain();
+    const finding = (await t.request({ url: `/api/v1/repos/${sharedRepo.id}/findings`, headers: { cookie: owner!.cookie } })).json<{ id: string }[]>()[0]!;
     fixture = {
       org,
       repo: sharedRepo,
       team: await api.createTeam(owner!.cookie, org.id, { name: 'shared-team', members: [member!.user.id] }),
       webhook,
+      finding,
       fresh: {
         webhook: makeWebhook,
+        suppression: async () => {
+          const res = await t.request({ method: 'POST', url: `/api/v1/orgs/${org.id}/suppressions`, headers: { cookie: owner!.cookie }, payload: { rule_id: unique(), reason: 'wont_fix' } });
+          if (res.statusCode !== 201) throw new Error(`creating a suppression failed: ${res.statusCode} ${res.body}`);
+          return res.json<{ id: string }>();
+        },
         finishedDelivery: async () => {
           // Its ping, as if it had been attempted and given up (nothing is sent in this test).
           const row = await t.db.kysely.updateTable('webhook_deliveries').set({ status: 'failed' })
@@ -236,6 +262,7 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
       [`/api/v1/repos/${fixture.repo.id}/analyses`, `/api/v1/repos/${missing}/analyses`],
       [`/api/v1/repos/lookup?org=${encodeURIComponent(fixture.org.name)}&name=${fixture.repo.name}`, `/api/v1/repos/lookup?org=${encodeURIComponent(fixture.org.name)}&name=no-such-repo`],
       [`/api/v1/repos/${fixture.repo.id}/gate`, `/api/v1/repos/${missing}/gate`],
+      [`/api/v1/findings/${fixture.finding.id}`, `/api/v1/findings/${missing}`],
       [`/api/v1/orgs/${fixture.org.id}/policy`, `/api/v1/orgs/${missing}/policy`],
     ];
     for (const [hidden, absent] of pairs) {

@@ -369,6 +369,10 @@ describe('scanyard-findings/1', () => {
       securitySeverity: null,
       helpUri: 'https://example.com/rules/no-secrets-in-env',
       commitSha: null,
+      help: null,
+      locations: null,
+      snippet: null,
+      suppression: null,
     });
     expect(generic.findings[1]).toMatchObject({ packageName: 'lodash', packageVersion: '4.17.20', purl: 'pkg:npm/lodash@4.17.20' });
   });

@@ -259,3 +259,45 @@ describe('SARIF: results', () => {
     expect(scan.analyses[0]?.findings).toHaveLength(50_000);
   });
 });
+
+describe('SARIF: what a finding page shows, and what the tool suppressed', () => {
+  it('keeps suppressions of kind inSource or external whose status is absent or accepted, with the justification', () => {
+    const result = (suppressions: unknown) => ({ ruleId: 'r', message: { text: 'm' }, locations: [location('a.js', 1)], suppressions });
+    const found = findings({
+      results: [
+        result([{ kind: 'inSource' }]),
+        result([{ kind: 'external', status: 'accepted', justification: 'Risk accepted by security' }]),
+        result([{ kind: 'external', status: 'underReview' }]),
+        result([{ kind: 'inSource', status: 'rejected' }]),
+        result([{ kind: 'somethingElse' }]),
+        result([]),
+        result('not a list'),
+      ],
+    });
+    expect(found.map((f) => f.suppression)).toEqual(['', 'Risk accepted by security', null, null, null, null, null]);
+  });
+
+  it("takes the rule's help as markdown, else its text, else the full description", () => {
+    const rules = [
+      { id: 'md', help: { text: 'plain', markdown: '**bold**' } },
+      { id: 'txt', help: { text: 'plain only' } },
+      { id: 'full', fullDescription: { text: 'described in full' } },
+      { id: 'none' },
+    ];
+    const found = parse(log({
+      tool: { driver: { name: 'tool', rules } },
+      results: rules.map((r) => ({ ruleId: r.id, message: { text: 'm' }, locations: [location('a.js', 1)] })),
+    })).analyses[0]!.findings;
+    expect(found.map((f) => f.help)).toEqual(['**bold**', 'plain only', 'described in full', null]);
+  });
+
+  it('keeps every location when there are several, and the snippet, except a secret scanner\'s (the snippet is the secret)', () => {
+    const withSnippet = { physicalLocation: { artifactLocation: { uri: 'a.js' }, region: { startLine: 3, endLine: 4, snippet: { text: 'eval(input)' } } } };
+    const results = [{ ruleId: 'r', message: { text: 'm' }, locations: [withSnippet, location('b.js', 9)] }];
+    const [found] = findings({ results });
+    expect(found).toMatchObject({ snippet: 'eval(input)', locations: [{ path: 'a.js', startLine: 3, endLine: 4 }, { path: 'b.js', startLine: 9, endLine: 9 }] });
+    expect(findings({ results: [{ ...results[0], locations: [withSnippet] }] })[0]!.locations).toBeNull();
+    const leak = parse(log({ tool: { driver: { name: 'gitleaks' } }, results })).analyses[0]!.findings[0]!;
+    expect(leak.snippet).toBeNull();
+  });
+});

@@ -16,6 +16,12 @@ describe('configuration', () => {
       .toEqual(['https://a.example/npm/all.zip', 'https://b.example/x.json']);
   });
 
+  it('runs housekeeping hourly unless SERVICE_MAINTENANCE_SECONDS says otherwise', () => {
+    expect(loadConfig({}).maintenanceMs).toBe(3600_000);
+    expect(loadConfig({ SERVICE_MAINTENANCE_SECONDS: '1' }).maintenanceMs).toBe(1000);
+    expect(() => loadConfig({ SERVICE_MAINTENANCE_SECONDS: '0' })).toThrow(ConfigError);
+  });
+
   it('reads the spellings of DATABASE_URL people use', () => {
     expect(parseDatabaseUrl('sqlite:/tmp/x.db')).toEqual({ kind: 'sqlite', file: '/tmp/x.db' });
     expect(parseDatabaseUrl('sqlite:///tmp/x.db')).toEqual({ kind: 'sqlite', file: '/tmp/x.db' });

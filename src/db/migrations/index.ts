@@ -9,6 +9,7 @@ import * as gates from './0008_gates.js';
 import * as webhooks from './0009_webhooks.js';
 import * as findingCommitOccurrences from './0012_finding_commit_occurrences.js';
 import * as advisories from './0013_advisories.js';
+import * as triage from './0014_triage.js';
 import * as partialChangeIndexes from './0015_partial_change_indexes.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0009_webhooks': webhooks,
   '0012_finding_commit_occurrences': findingCommitOccurrences,
   '0013_advisories': advisories,
+  '0014_triage': triage,
   '0015_partial_change_indexes': partialChangeIndexes,
 };
 

@@ -19,6 +19,10 @@ export function finding(fields: Required & Partial<NormalisedFinding>): Normalis
     securitySeverity: null,
     helpUri: null,
     commitSha: null,
+    help: null,
+    locations: null,
+    snippet: null,
+    suppression: null,
     ...fields,
   };
 }

@@ -37,6 +37,7 @@ interface Rule {
   defaultLevel: string | undefined;
   securitySeverity: number | undefined;
   helpUri: string | null;
+  help: string | null;
   messageStrings: JsonRecord | undefined;
 }
 
@@ -47,6 +48,8 @@ interface Run {
   ruleById: Map<string, Rule>;
   artifacts: unknown[];
   globalMessageStrings: JsonRecord | undefined;
+  /** Secret scanners put the secret itself in the snippet, which is never copied. */
+  keepsSnippets: boolean;
   /** Rule id lengths, longest first; built on first need. */
   idLengths?: number[];
 }
@@ -122,8 +125,12 @@ function indexRun(runDoc: JsonRecord, index: number): Run {
     ruleById,
     artifacts: list(runDoc.artifacts),
     globalMessageStrings: record(driver?.globalMessageStrings),
+    keepsSnippets: !SECRET_SCANNERS.has((text(driver?.name) ?? '').trim().toLowerCase()),
   };
 }
+
+/** Tools whose SARIF snippets are the secrets they found (lower case). */
+const SECRET_SCANNERS = new Set(['gitleaks', 'trufflehog', 'detect-secrets', 'ggshield', 'noseyparker', 'betterleaks']);
 
 // Snyk starts every rule title with its severity ("High severity - Command Injection ..."), which
 // the finding already carries as its severity.
@@ -142,6 +149,7 @@ function toRule(value: unknown): Rule | undefined {
     defaultLevel: text(record(rule.defaultConfiguration)?.level),
     securitySeverity: score(record(rule.properties)?.['security-severity']),
     helpUri: text(rule.helpUri) ?? null,
+    help: multiformat(rule.help) ?? multiformat(rule.fullDescription) ?? null,
     messageStrings: record(rule.messageStrings),
   };
 }
@@ -170,7 +178,8 @@ function toFinding(result: JsonRecord, run: Run): NormalisedFinding | undefined 
   const severity =
     securitySeverity !== undefined ? severityFromScore(securitySeverity) : (LEVEL_SEVERITY.get(level) ?? UNRATED);
 
-  const location = record(list(result.locations)[0]);
+  const allLocations = list(result.locations);
+  const location = record(allLocations[0]);
   const physical = record(location?.physicalLocation);
   const region = record(physical?.region);
   const startLine = line(region?.startLine);
@@ -196,7 +205,40 @@ function toFinding(result: JsonRecord, run: Run): NormalisedFinding | undefined 
     helpUri: rule?.helpUri ?? null,
     // Gitleaks names the commit a secret was found in: 8.x as a partial fingerprint, 7.x as a property.
     commitSha: commitSha(record(result.partialFingerprints)?.commitSha) ?? commitSha(properties?.commit),
+    help: rule?.help ?? null,
+    locations: allLocations.length > 1 ? allLocations.map((l) => locationOf(record(l), run)) : null,
+    snippet: run.keepsSnippets ? (text(record(region?.snippet)?.text) ?? null) : null,
+    suppression: suppressionOf(result.suppressions),
   };
+}
+
+/** SARIF multiformatMessageString: markdown when given, else the plain text. */
+function multiformat(value: unknown): string | undefined {
+  const message = record(value);
+  return text(message?.markdown) ?? text(message?.text);
+}
+
+function locationOf(location: JsonRecord | undefined, run: Run) {
+  const physical = record(location?.physicalLocation);
+  const region = record(physical?.region);
+  const startLine = line(region?.startLine);
+  return { path: filePathOf(record(physical?.artifactLocation), run), startLine, endLine: line(region?.endLine) ?? startLine };
+}
+
+/**
+ * SARIF §3.35: a result is suppressed when a suppression of kind inSource or external has status
+ * absent or accepted (underReview and rejected ones do not suppress).
+ */
+function suppressionOf(value: unknown): string | null {
+  for (const item of list(value)) {
+    const suppression = record(item);
+    const kind = text(suppression?.kind);
+    const status = text(suppression?.status);
+    if ((kind === 'inSource' || kind === 'external') && (status === undefined || status === 'accepted')) {
+      return text(suppression?.justification) ?? '';
+    }
+  }
+  return null;
 }
 
 function ruleByIndex(result: JsonRecord, ref: JsonRecord | undefined, run: Run): Rule | undefined {

@@ -71,6 +71,23 @@ export interface NormalisedFinding {
   aliases?: string[];
   /** The nearest fixed versions above the installed one, for findings matched from advisories. */
   fixedVersions?: string[];
+  /** The rule's help (SARIF rule.help, else fullDescription), markdown kept as markdown. */
+  help: string | null;
+  /** Every location, when the tool gave more than one (the first is filePath and the lines). */
+  locations: FindingLocation[] | null;
+  /** The code at the location, when the report carries it (SARIF region.snippet). */
+  snippet: string | null;
+  /**
+   * The tool's own suppression (SARIF `suppressions` of kind inSource or external whose status is
+   * absent or accepted): its justification, '' when it gives none; null when not suppressed.
+   */
+  suppression: string | null;
+}
+
+export interface FindingLocation {
+  path: string | null;
+  startLine: number | null;
+  endLine: number | null;
 }
 
 export interface NormalisedComponent {

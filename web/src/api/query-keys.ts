@@ -16,7 +16,7 @@ export interface RefFilter {
 }
 
 export interface FindingFilters extends PageFilters, Partial<RefFilter> {
-  state: 'open' | 'fixed' | 'all';
+  state: 'open' | 'fixed' | 'dismissed' | 'all';
   severity: Severity | '';
   tool: string;
   /** What one upload changed: the findings it introduced, fixed or reopened (upload ids). */

@@ -2858,7 +2858,7 @@ export interface paths {
                             state: "never_scanned" | "pending" | "processing" | "complete" | "failed";
                             last_upload_at: string | null;
                             last_completed_at: string | null;
-                            /** @description Open findings across the ref's analyses. */
+                            /** @description Open findings across the ref's analyses, and the dismissed ones apart. */
                             findings: {
                                 open: number;
                                 critical: number;
@@ -2866,6 +2866,8 @@ export interface paths {
                                 medium: number;
                                 low: number;
                                 info: number;
+                                /** @description Present and dismissed (by hand or by the tool itself); not counted in open or the severities. */
+                                dismissed: number;
                             };
                             components: number;
                             analyses: {
@@ -2925,7 +2927,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A repository's findings, most severe first */
+        /** A repository's findings, most severe first; with Accept: text/csv every matching finding (all pages) as CSV */
         get: {
             parameters: {
                 query?: {
@@ -2934,7 +2936,7 @@ export interface paths {
                     /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
                     per_page?: number;
                     /** @description Default open; all when introduced_in, fixed_in or reopened_in is given. */
-                    state?: "open" | "fixed" | "all";
+                    state?: "open" | "fixed" | "dismissed" | "all";
                     severity?: "critical" | "high" | "medium" | "low" | "info";
                     tool?: string;
                     /** @description Substring of the rule id, message or file path. */
@@ -2985,7 +2987,7 @@ export interface paths {
                             severity: "critical" | "high" | "medium" | "low" | "info";
                             level: string | null;
                             kind: string | null;
-                            state: "open" | "fixed";
+                            state: "open" | "fixed" | "dismissed";
                             file_path: string | null;
                             start_line: number | null;
                             end_line: number | null;
@@ -3012,6 +3014,7 @@ export interface paths {
                             fixed_upload_id: string | null;
                             reopened_upload_id: string | null;
                         }[];
+                        "text/csv": string;
                     };
                 };
                 /** @description The request is not valid (see errors[]). */
@@ -3585,6 +3588,842 @@ export interface paths {
                 path: {
                     id: string;
                     analysis_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done; no content. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/findings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One finding with its dismissal and its place on the forge */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            repository_id: string;
+                            tool: string;
+                            category: string;
+                            format: string;
+                            rule_id: string;
+                            rule_name: string | null;
+                            message: string;
+                            /** @enum {unknown} */
+                            severity: "critical" | "high" | "medium" | "low" | "info";
+                            level: string | null;
+                            kind: string | null;
+                            state: "open" | "fixed" | "dismissed";
+                            file_path: string | null;
+                            start_line: number | null;
+                            end_line: number | null;
+                            commit_sha: string | null;
+                            /** @description How many times the tool reported this same result (same rule, place, lines and message) in the upload that last saw it; a repeat is counted, not listed twice. */
+                            occurrences: number;
+                            package: {
+                                name: string;
+                                version: string | null;
+                                purl: string | null;
+                            } | null;
+                            help_uri: string | null;
+                            /** @description A vulnerability's other ids (CVE, GHSA, ...), for findings matched from advisories. */
+                            aliases: string[];
+                            fixed_versions: string[] | null;
+                            fingerprint: string;
+                            first_upload_id: string;
+                            /** Format: date-time */
+                            first_seen_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            fixed_at: string | null;
+                            reopened_at: string | null;
+                            fixed_upload_id: string | null;
+                            reopened_upload_id: string | null;
+                            /** @description The ref whose analysis holds this finding, as ?ref= names it. */
+                            ref: string;
+                            dismissal: {
+                                /** @enum {unknown} */
+                                reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected" | "suppressed";
+                                comment: string | null;
+                                by: string | null;
+                                /** Format: date-time */
+                                at: string;
+                                until: string | null;
+                            } | null;
+                            help: string | null;
+                            /** @description Every location the tool gave, the first being file_path and its lines. */
+                            locations: {
+                                path: string | null;
+                                start_line: number | null;
+                                end_line: number | null;
+                            }[];
+                            snippet: string | null;
+                            location_url: string | null;
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Dismiss a finding with a reason, or open it again (any member; keys need write) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        state: "dismissed";
+                        /** @enum {unknown} */
+                        reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected" | "suppressed";
+                        comment?: string;
+                        /**
+                         * Format: date-time
+                         * @description The dismissal ends then (the maintenance loop reopens the finding).
+                         */
+                        until?: string;
+                    } | {
+                        /** @enum {string} */
+                        state: "open";
+                        comment?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            repository_id: string;
+                            tool: string;
+                            category: string;
+                            format: string;
+                            rule_id: string;
+                            rule_name: string | null;
+                            message: string;
+                            /** @enum {unknown} */
+                            severity: "critical" | "high" | "medium" | "low" | "info";
+                            level: string | null;
+                            kind: string | null;
+                            state: "open" | "fixed" | "dismissed";
+                            file_path: string | null;
+                            start_line: number | null;
+                            end_line: number | null;
+                            commit_sha: string | null;
+                            /** @description How many times the tool reported this same result (same rule, place, lines and message) in the upload that last saw it; a repeat is counted, not listed twice. */
+                            occurrences: number;
+                            package: {
+                                name: string;
+                                version: string | null;
+                                purl: string | null;
+                            } | null;
+                            help_uri: string | null;
+                            /** @description A vulnerability's other ids (CVE, GHSA, ...), for findings matched from advisories. */
+                            aliases: string[];
+                            fixed_versions: string[] | null;
+                            fingerprint: string;
+                            first_upload_id: string;
+                            /** Format: date-time */
+                            first_seen_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            fixed_at: string | null;
+                            reopened_at: string | null;
+                            fixed_upload_id: string | null;
+                            reopened_upload_id: string | null;
+                            /** @description The ref whose analysis holds this finding, as ?ref= names it. */
+                            ref: string;
+                            dismissal: {
+                                /** @enum {unknown} */
+                                reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected" | "suppressed";
+                                comment: string | null;
+                                by: string | null;
+                                /** Format: date-time */
+                                at: string;
+                                until: string | null;
+                            } | null;
+                            help: string | null;
+                            /** @description Every location the tool gave, the first being file_path and its lines. */
+                            locations: {
+                                path: string | null;
+                                start_line: number | null;
+                                end_line: number | null;
+                            }[];
+                            snippet: string | null;
+                            location_url: string | null;
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The content type or format is not accepted. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/findings/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A finding's history: what uploads and people did to it */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Oldest first. Uploads: when it was first reported, last fixed and last reopened. Triage: every change. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {unknown} */
+                            event: "opened" | "fixed" | "reopened" | "dismissed" | "reopened_by_hand" | "dismissal_expired" | "dismissed_by_rule" | "rule_deleted";
+                            /** Format: date-time */
+                            at: string;
+                            by: string | null;
+                            upload_id: string | null;
+                            reason: ("false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected" | "suppressed") | null;
+                            comment: string | null;
+                        }[];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/repos/{id}/findings/triage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Dismiss or reopen many findings at once, by ids or by the findings list filters (any member; keys need write) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description Either ids or filter. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description These findings of the repository. */
+                        ids?: string[];
+                        /** @description Every finding the findings list shows with the same filters (all pages). */
+                        filter?: {
+                            /** @description A branch (x or refs/heads/x), pull request (pr/N or refs/pull/N/merge) or tag (refs/tags/v1), as GET /repos/{id}/refs names it; absent: the default branch. */
+                            ref?: string;
+                            /**
+                             * @description Default open; all means open and dismissed.
+                             * @enum {unknown}
+                             */
+                            state?: "open" | "dismissed" | "all";
+                            /** @enum {unknown} */
+                            severity?: "critical" | "high" | "medium" | "low" | "info";
+                            tool?: string;
+                            /** @description Substring of the rule id, message or file path. */
+                            q?: string;
+                            introduced_in?: string;
+                            reopened_in?: string;
+                        };
+                        /** Triage */
+                        triage: {
+                            /** @enum {string} */
+                            state: "dismissed";
+                            /** @enum {unknown} */
+                            reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected" | "suppressed";
+                            comment?: string;
+                            /**
+                             * Format: date-time
+                             * @description The dismissal ends then (the maintenance loop reopens the finding).
+                             */
+                            until?: string;
+                        } | {
+                            /** @enum {string} */
+                            state: "open";
+                            comment?: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description How many findings (fingerprints) changed state, reason or comment. */
+                            changed: number;
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The content type or format is not accepted. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{id}/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An organization's suppression rules, newest first, with how many findings each holds */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 (at most 10000000). */
+                    page?: number;
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
+                    per_page?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Suppression rules. */
+                200: {
+                    headers: {
+                        /** @description Total number of items. */
+                        "X-Total-Count"?: number;
+                        /** @description Current page. */
+                        "X-Page"?: number;
+                        /** @description Items per page. */
+                        "X-Per-Page"?: number;
+                        /** @description RFC 8288 links to the first, prev, next and last pages. */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            org_id: string;
+                            tool: string | null;
+                            rule_id: string | null;
+                            path: string | null;
+                            purl: string | null;
+                            advisory: string | null;
+                            repositories: string[] | null;
+                            /** @enum {unknown} */
+                            reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected";
+                            comment: string | null;
+                            expires_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description How many findings (fingerprints) the rule holds dismissed now. */
+                            findings: number;
+                        }[];
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a suppression rule (owners): it dismisses the matching findings now and in every later upload */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description At least one of tool, rule_id, path, purl or advisory; every one given must match. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The tool, as analyses name it (any case). */
+                        tool?: string;
+                        /** @description The rule id (any case). */
+                        rule_id?: string;
+                        /** @description A glob over the file path, e.g. test/** or **\/*.spec.ts. */
+                        path?: string;
+                        /** @description A package URL prefix, with or without version: pkg:npm/lodash covers every version of lodash. */
+                        purl?: string;
+                        /** @description An advisory id (CVE, GHSA, ...), matched against the finding's rule id. */
+                        advisory?: string;
+                        /** @description Only these repositories of the org; every one when left out. */
+                        repositories?: string[];
+                        /** @enum {unknown} */
+                        reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected";
+                        comment?: string;
+                        /**
+                         * Format: date-time
+                         * @description The rule stops applying then, and what it dismissed opens again.
+                         */
+                        expires_at?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Created. */
+                201: {
+                    headers: {
+                        /** @description The URL of the new resource. */
+                        Location?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            org_id: string;
+                            tool: string | null;
+                            rule_id: string | null;
+                            path: string | null;
+                            purl: string | null;
+                            advisory: string | null;
+                            repositories: string[] | null;
+                            /** @enum {unknown} */
+                            reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected";
+                            comment: string | null;
+                            expires_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description How many findings (fingerprints) the rule holds dismissed now. */
+                            findings: number;
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The content type or format is not accepted. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{id}/suppressions/{suppression_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a suppression rule */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    suppression_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            org_id: string;
+                            tool: string | null;
+                            rule_id: string | null;
+                            path: string | null;
+                            purl: string | null;
+                            advisory: string | null;
+                            repositories: string[] | null;
+                            /** @enum {unknown} */
+                            reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected";
+                            comment: string | null;
+                            expires_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description How many findings (fingerprints) the rule holds dismissed now. */
+                            findings: number;
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a suppression rule (owners): the findings it dismissed that are still present open again */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    suppression_id: string;
                 };
                 cookie?: never;
             };

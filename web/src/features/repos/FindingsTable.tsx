@@ -18,6 +18,7 @@ import { Location } from './Location';
 const STATES = [
   { value: 'open', label: 'Open' },
   { value: 'fixed', label: 'Fixed' },
+  { value: 'dismissed', label: 'Dismissed' },
   { value: 'all', label: 'All states' },
 ] as const;
 type StateFilter = (typeof STATES)[number]['value'];

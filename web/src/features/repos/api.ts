@@ -89,6 +89,8 @@ export function useFindings(repoId: string, filters: FindingFilters) {
         ...refQuery(filters.ref),
       };
       const { data, response } = await call(api.GET('/api/v1/repos/{id}/findings', { params: { path: { id: repoId }, query }, signal }));
+      // The list also answers text/csv (for exports), which this call never asks for.
+      if (!Array.isArray(data)) throw new Error('The findings list did not answer JSON.');
       return { rows: data, info: pageInfo(response, FINDINGS_PER_PAGE) };
     },
     // Paging and filtering keep the rows on screen until the next ones arrive.

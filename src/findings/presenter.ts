@@ -1,0 +1,60 @@
+import { presentFinding } from '../scans/presenter.js';
+import type { FindingWithAnalysis } from '../scans/results-store.js';
+import { refKey } from '../refs/ref-name.js';
+import type { FindingLocation } from '../scans/parsers/types.js';
+import type { FindingDetailJson, FindingEventJson } from './schema.js';
+
+type DetailRow = FindingWithAnalysis & {
+  ref_kind: string; ref_name: string; repository_url: string | null; upload_commit_sha: string | null;
+  dismissed_reason: string | null; dismissed_comment: string | null; dismissed_at: string | null; dismissed_until: string | null; dismissed_by: string | null;
+  help: string | null;
+};
+
+type EventRow = { event: string; reason: string | null; comment: string | null; created_at: string; actor: string | null };
+
+export function presentFindingDetail(row: DetailRow): FindingDetailJson {
+  return {
+    ...presentFinding(row),
+    ref: refKey({ kind: row.ref_kind as 'branch', name: row.ref_name }),
+    dismissal: row.dismissed_reason !== null && row.dismissed_at !== null
+      ? { reason: row.dismissed_reason as 'false_positive', comment: row.dismissed_comment, by: row.dismissed_by, at: row.dismissed_at, until: row.dismissed_until }
+      : null,
+    help: row.help,
+    locations: (row.locations ? (JSON.parse(row.locations) as FindingLocation[]) : [{ path: row.file_path, startLine: row.start_line, endLine: row.end_line }])
+      .filter((l) => l.path !== null || l.startLine !== null)
+      .map((l) => ({ path: l.path, start_line: l.startLine, end_line: l.endLine })),
+    snippet: row.snippet,
+    location_url: locationUrl(row),
+  };
+}
+
+/** The row's own transitions (latest of each) merged with the stored triage events, oldest first. */
+export function presentHistory(row: DetailRow, events: EventRow[]): FindingEventJson[] {
+  const fromUploads: FindingEventJson[] = [{ event: 'opened', at: row.created_at, by: null, upload_id: row.first_upload_id, reason: null, comment: null }];
+  if (row.reopened_at) fromUploads.push({ event: 'reopened', at: row.reopened_at, by: null, upload_id: row.reopened_upload_id, reason: null, comment: null });
+  if (row.fixed_at) fromUploads.push({ event: 'fixed', at: row.fixed_at, by: null, upload_id: row.fixed_upload_id, reason: null, comment: null });
+  const triage = events.map((e): FindingEventJson => ({
+    event: e.event as 'dismissed', at: e.created_at, by: e.actor, upload_id: null, reason: e.reason as 'false_positive' | null, comment: e.comment,
+  }));
+  return [...fromUploads, ...triage].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+}
+
+/**
+ * GitHub, Gitea and Bitbucket-style `/blob/<commit>/<path>#L<n>`; GitLab's `/-/blob/`. Only for an
+ * http(s) repository URL, a file path and the commit the upload named.
+ */
+function locationUrl(row: DetailRow): string | null {
+  if (!row.repository_url || !row.upload_commit_sha || !row.file_path) return null;
+  let base: URL;
+  try {
+    base = new URL(row.repository_url);
+  } catch {
+    return null;
+  }
+  if (base.protocol !== 'https:' && base.protocol !== 'http:') return null;
+  const root = base.href.replace(/\/+$/, '').replace(/\.git$/, '');
+  const blob = base.hostname.includes('gitlab') ? '-/blob' : 'blob';
+  const path = row.file_path.replace(/^\.?\//, '').split('/').map(encodeURIComponent).join('/');
+  const line = row.start_line ? `#L${row.start_line}` : '';
+  return `${root}/${blob}/${encodeURIComponent(row.upload_commit_sha)}/${path}${line}`;
+}

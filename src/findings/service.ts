@@ -1,0 +1,93 @@
+import type { Actor } from '../auth/actor.js';
+import type { AuditStore } from '../audit/store.js';
+import { now } from '../db/time.js';
+import { badRequest, conflict, notFound } from '../problem.js';
+import { defaultBranch, parseRef, RefNameError, type RefName } from '../refs/ref-name.js';
+import type { AuthorizedRepo } from '../scans/service.js';
+import type { FindingStore, TriageChange, TriageFilters } from './store.js';
+
+export type { TriageChange } from './store.js';
+
+/** Which findings a bulk triage applies to: these ids, or what the findings list shows for a ref with these filters. */
+export type TriageSelection = { ids: string[] } | { ref: string | undefined; filters: TriageFilters };
+
+
+/** Reading one finding and its history, and triaging findings. */
+export function findingService(findings: FindingStore, authorizedRepo: AuthorizedRepo, audit: AuditStore) {
+  async function found(actor: Actor, id: string, action: 'finding.read' | 'finding.triage') {
+    const finding = await findings.finding(id);
+    if (!finding) throw notFound('The finding');
+    const repo = await authorizedRepo(actor, finding.repository_id, action, 'The finding');
+    return { finding, repo };
+  }
+
+  return {
+    async get(actor: Actor, id: string) {
+      return (await found(actor, id, 'finding.read')).finding;
+    },
+
+    /** Ingest's transitions from the finding row (its latest of each), the triage events from their table. */
+    async history(actor: Actor, id: string) {
+      const { finding } = await found(actor, id, 'finding.read');
+      return { finding, events: await findings.events(finding.repository_id, finding.fingerprint) };
+    },
+
+    /** Dismisses or reopens one finding (its fingerprint, on every ref); a fixed finding has nothing to triage. */
+    async triage(actor: Actor, id: string, change: TriageChange, ip: string) {
+      const { finding, repo } = await found(actor, id, 'finding.triage');
+      if (finding.state === 'fixed') throw conflict('The finding is fixed: only a present finding can be dismissed or reopened.');
+      const changed = await findings.triage(finding.repository_id, [finding.fingerprint], change,
+        change.state === 'dismissed' ? 'dismissed' : 'reopened_by_hand', actor.user.id, now());
+      if (changed === null) throw notFound('The finding');
+      if (changed.length > 0) {
+        await audit.record({
+          action: change.state === 'dismissed' ? 'finding.dismissed' : 'finding.reopened', actor: actor.user, orgId: repo.org_id, ip,
+          target: { type: 'finding', id }, details: { repository_id: finding.repository_id, fingerprint: finding.fingerprint, ...change },
+        });
+      }
+      return (await findings.finding(id))!;
+    },
+
+    /** Dismisses or reopens many findings of one repository at once; answers how many fingerprints changed. */
+    async triageMany(actor: Actor, repoId: string, selection: TriageSelection, change: TriageChange, ip: string): Promise<number> {
+      const repo = await authorizedRepo(actor, repoId, 'finding.triage');
+      let fingerprints: string[];
+      if ('ids' in selection) {
+        fingerprints = await findings.fingerprintsOfIds(repoId, selection.ids);
+      } else {
+        const name = selection.ref ? readRef(selection.ref) : defaultBranch(repo.default_branch);
+        const ref = await findings.refId(repoId, name.kind, name.name);
+        fingerprints = ref ? await findings.fingerprintsMatching(ref.id, selection.filters) : [];
+      }
+      const changed = fingerprints.length === 0 ? [] : await findings.triage(repoId, fingerprints, change,
+        change.state === 'dismissed' ? 'dismissed' : 'reopened_by_hand', actor.user.id, now());
+      if (changed === null) throw notFound('The repository');
+      if (changed.length > 0) {
+        await audit.record({
+          action: change.state === 'dismissed' ? 'finding.dismissed' : 'finding.reopened', actor: actor.user, orgId: repo.org_id, ip,
+          target: { type: 'repository', id: repoId }, details: { findings: changed.length, ...change },
+        });
+      }
+      return changed.length;
+    },
+
+    /** Reopens what was dismissed until a time now past, recording the expiry in each finding's history. */
+    async expireDismissals(at = now()): Promise<number> {
+      let reopened = 0;
+      for (const [repositoryId, fingerprints] of await findings.expiredDismissals(at)) {
+        const changed = await findings.triage(repositoryId, fingerprints, { state: 'open', comment: null }, 'dismissal_expired', null, at);
+        reopened += changed?.length ?? 0;
+      }
+      return reopened;
+    },
+  };
+}
+
+function readRef(raw: string): RefName {
+  try {
+    return parseRef(raw);
+  } catch (error) {
+    if (error instanceof RefNameError) throw badRequest(error.message, [{ path: '/ref', message: error.message }]);
+    throw error;
+  }
+}
