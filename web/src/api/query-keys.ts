@@ -52,6 +52,10 @@ export const queryKeys = {
   webhookDeliveries: (orgId: string, hookId: string) => ['orgs', orgId, 'webhooks', hookId, 'deliveries'] as const,
   siteAudit: (filters: AuditFilters) => ['audit', filters] as const,
 
+  /** One finding; its history sits under it, so a triage change reloads both. */
+  finding: (id: string) => ['findings', id] as const,
+  findingHistory: (id: string) => ['findings', id, 'history'] as const,
+
   repo: (id: string) => ['repos', id] as const,
   repoDetail: (id: string) => ['repos', id, 'detail'] as const,
   repoStatus: (id: string, ref = '') => ['repos', id, 'status', ref] as const,
