@@ -141,7 +141,8 @@ export function FindingsTable({ repoId, status }: { repoId: string; status: Scan
           <NoFindings filtered={filtered} status={status} />
         ) : (
           <>
-            <BulkTriage repoId={repoId} ids={[...selected]} onDone={() => setSelected(new Set())} />
+            {/* Only rows on screen count: ticks left on another page or filter are never triaged unseen. */}
+            <BulkTriage repoId={repoId} ids={rows.filter((f) => selected.has(f.id)).map((f) => f.id)} onDone={() => setSelected(new Set())} />
             <FindingRows rows={rows} selection={{ selected, onToggle: toggle }} />
             <Pagination info={info} label="Findings" onPage={(p) => setQuery({ page: p === 1 ? null : p }, { push: true })} />
           </>
