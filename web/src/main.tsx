@@ -8,6 +8,7 @@ import { loginUrl } from './lib/return-to';
 import './styles/base.css';
 import './styles/layout.css';
 import './styles/controls.css';
+import './styles/findings.css';
 import './styles/tables.css';
 import './styles/severity.css';
 import './styles/charts.css';

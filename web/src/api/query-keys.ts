@@ -48,9 +48,14 @@ export const queryKeys = {
   orgTeams: (id: string) => ['orgs', id, 'teams'] as const,
   orgAudit: (id: string, filters: AuditFilters) => ['orgs', id, 'audit', filters] as const,
   orgPolicy: (id: string) => ['orgs', id, 'policy'] as const,
+  orgSuppressions: (id: string) => ['orgs', id, 'suppressions'] as const,
   orgWebhooks: (id: string) => ['orgs', id, 'webhooks'] as const,
   webhookDeliveries: (orgId: string, hookId: string) => ['orgs', orgId, 'webhooks', hookId, 'deliveries'] as const,
   siteAudit: (filters: AuditFilters) => ['audit', filters] as const,
+
+  /** One finding; its history sits under it, so a triage change reloads both. */
+  finding: (id: string) => ['findings', id] as const,
+  findingHistory: (id: string) => ['findings', id, 'history'] as const,
 
   repo: (id: string) => ['repos', id] as const,
   repoDetail: (id: string) => ['repos', id, 'detail'] as const,

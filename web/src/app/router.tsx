@@ -1,6 +1,7 @@
 import { createBrowserRouter } from 'react-router';
 import { NotFound } from '../components/NotFound';
 import { LoginScreen } from '../features/auth/LoginScreen';
+import { FindingRoute } from '../features/findings/FindingScreen';
 import { DashboardScreen } from '../features/dashboard/DashboardScreen';
 import { OrgRoute } from '../features/orgs/OrgScreen';
 import { RepoRoute } from '../features/repos/RepoScreen';
@@ -24,6 +25,7 @@ export const router = createBrowserRouter([
       { path: 'orgs/:orgId', element: <OrgRoute /> },
       { path: 'repos/:repoId', element: <RepoRoute /> },
       { path: 'repos/:repoId/uploads/:uploadId', element: <UploadRoute /> },
+      { path: 'findings/:findingId', element: <FindingRoute /> },
       { path: '*', element: <NotFound /> },
     ],
   },

@@ -1,3 +1,5 @@
+import { useState } from 'react';
+import { Link } from 'react-router';
 import type { Finding, ScanStatus } from '../../api/types';
 import { DataTable, type Column } from '../../components/DataTable';
 import { Pagination } from '../../components/Pagination';
@@ -11,7 +13,8 @@ import { isInventoryOnly } from '../../lib/scan-state';
 import { isSeverity, SEVERITIES, SEVERITY_LABEL } from '../../lib/severity';
 import { pageParam, useSearchState } from '../../lib/use-search-state';
 import { useFindings } from './api';
-import { ruleTitle } from './finding-text';
+import { locationOf, ruleTitle } from './finding-text';
+import { BulkTriage } from '../findings/BulkTriage';
 import { VS_BASE, vsBaseFilter } from './VsBase';
 import { Location } from './Location';
 
@@ -37,9 +40,21 @@ const COLUMNS: Column<Finding>[] = [
   { id: 'seen', header: 'First seen', className: 'c-meta', cell: (f) => <><span className="c-meta-label">first seen </span><Time iso={f.first_seen_at} /></> },
 ];
 
-/** Findings as rows: severity, rule and message, location, tool, category, state and age. */
-export function FindingRows({ rows, caption = 'Findings' }: { rows: Finding[]; caption?: string }) {
-  return <DataTable caption={caption} className="findings" columns={COLUMNS} rows={rows} rowKey={(f) => f.id} />;
+/** Which rows are ticked for a bulk triage, and how one is ticked or unticked. */
+interface Selection {
+  selected: ReadonlySet<string>;
+  onToggle: (id: string) => void;
+}
+
+const selectColumn = ({ selected, onToggle }: Selection): Column<Finding> => ({
+  id: 'select', header: <span className="visually-hidden">Select</span>, label: false, className: 'c-select',
+  cell: (f) => <input type="checkbox" aria-label={`Select ${f.rule_id} ${locationOf(f)?.path ?? ''}`.trim()} checked={selected.has(f.id)} onChange={() => onToggle(f.id)} />,
+});
+
+/** Findings as rows: severity, rule and message, location, tool, category, state and age; with a tick box each when selectable. */
+export function FindingRows({ rows, caption = 'Findings', selection }: { rows: Finding[]; caption?: string; selection?: Selection }) {
+  const columns = selection ? [selectColumn(selection), ...COLUMNS] : COLUMNS;
+  return <DataTable caption={caption} className="findings" columns={columns} rows={rows} rowKey={(f) => f.id} />;
 }
 
 function FindingTitle({ finding: f }: { finding: Finding }) {
@@ -47,7 +62,7 @@ function FindingTitle({ finding: f }: { finding: Finding }) {
   return (
     <>
       <span className="finding-rule" title={title === f.rule_id ? undefined : `Rule ${f.rule_id}`}>
-        {f.help_uri ? <a href={f.help_uri} target="_blank" rel="noreferrer noopener">{title}</a> : title}
+        <Link to={`/findings/${f.id}`}>{title}</Link>
       </span>
       {name && <span className="finding-rule-name"> {name}</span>}
       <span className="cell-sub finding-message">{f.message}</span>
@@ -88,6 +103,12 @@ export function FindingsTable({ repoId, status }: { repoId: string; status: Scan
   });
 
   const filtered = Boolean(severity || tool || q || state !== 'open' || vsBase);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const toggle = (id: string) => setSelected((before) => {
+    const after = new Set(before);
+    if (!after.delete(id)) after.add(id);
+    return after;
+  });
   return (
     <section className="section" aria-label="Findings">
       <div className="toolbar filters" role="group" aria-label="Filter findings">
@@ -120,7 +141,9 @@ export function FindingsTable({ repoId, status }: { repoId: string; status: Scan
           <NoFindings filtered={filtered} status={status} />
         ) : (
           <>
-            <FindingRows rows={rows} />
+            {/* Only rows on screen count: ticks left on another page or filter are never triaged unseen. */}
+            <BulkTriage repoId={repoId} ids={rows.filter((f) => selected.has(f.id)).map((f) => f.id)} onDone={() => setSelected(new Set())} />
+            <FindingRows rows={rows} selection={{ selected, onToggle: toggle }} />
             <Pagination info={info} label="Findings" onPage={(p) => setQuery({ page: p === 1 ? null : p }, { push: true })} />
           </>
         )}
