@@ -17,3 +17,11 @@ export function useAdvisorySources() {
     queryFn: async ({ signal }) => (await call(api.GET('/api/v1/advisories/sources', { signal }))).data,
   });
 }
+
+/** The advisories affecting the most of the caller's repositories, then the most severe. */
+export function useTopAdvisories() {
+  return useQuery({
+    queryKey: queryKeys.advisoriesTop,
+    queryFn: async ({ signal }) => (await call(api.GET('/api/v1/advisories/top', { params: { query: { limit: 10 } }, signal }))).data,
+  });
+}
