@@ -83,7 +83,7 @@ function AdvisoryDetail({ advisory: a }: { advisory: Advisory }) {
           <a href={`https://osv.dev/vulnerability/${encodeURIComponent(a.id)}`} rel="noreferrer" target="_blank">View on OSV.dev</a>
         </p>
         {a.aliases.length > 0 && (
-          <ul className="chips" aria-label="Aliases">
+          <ul className="chips advisory-aliases" aria-label="Aliases">
             {a.aliases.map((alias) => <li key={alias} className="chip mono">{alias}</li>)}
           </ul>
         )}

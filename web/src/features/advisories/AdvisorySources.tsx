@@ -19,7 +19,7 @@ const COLUMNS: Column<Source>[] = [
   { id: 'checked', header: 'Last checked', cell: (s) => <Time iso={s.checked_at} fallback="never" /> },
   {
     id: 'counts', header: 'Last import',
-    cell: (s) => `${s.counts.added.toLocaleString()} added, ${s.counts.updated.toLocaleString()} updated, ${s.counts.withdrawn.toLocaleString()} withdrawn, ${s.counts.rejected.toLocaleString()} rejected`,
+    cell: (s) => s.synced_at === null ? <span className="muted">—</span> : `${s.counts.added.toLocaleString()} added, ${s.counts.updated.toLocaleString()} updated, ${s.counts.withdrawn.toLocaleString()} withdrawn, ${s.counts.rejected.toLocaleString()} rejected`,
   },
 ];
 
