@@ -140,8 +140,8 @@ export function advisoryStore(db: Kysely<Database>) {
         .where('findings.state', '=', 'open').where('analyses.tool', '=', 'advisories')
         .$if(scope.memberOf !== null, (q) => q.where('repos.org_id', 'in', (eb) => eb.selectFrom('memberships').select('org_id').where('user_id', '=', scope.memberOf!)))
         .$if(scope.onlyIds !== null, (q) => q.where('repos.org_id', 'in', scope.onlyIds!))
-        .groupBy(['advisories.id', 'advisories.modified', 'advisories.published', 'advisories.withdrawn', 'advisories.aliases',
-          'advisories.summary', 'advisories.details', 'advisories.severity', 'advisories.cvss_score', 'advisories.imported_at'])
+        // Its other columns depend on the primary key, which both databases accept as the group.
+        .groupBy('advisories.id')
         .selectAll('advisories')
         .select((eb) => eb.fn.count<number | string>('findings.repository_id').distinct().as('repositories'))
         .orderBy('repositories', 'desc')
