@@ -1,5 +1,5 @@
 import type { ImportReport } from './service.js';
-import type { AdvisoryJson, AdvisorySourceJson, AdvisorySummaryJson, ImportReportJson } from './schema.js';
+import type { AdvisoryJson, AdvisorySourceJson, AdvisorySummaryJson, ImportReportJson, TopAdvisoryJson } from './schema.js';
 import type { AdvisorySourceRow } from './sources-store.js';
 import type { AdvisoryRow } from './store.js';
 import { refKey, type RefKind } from '../refs/ref-name.js';
@@ -16,6 +16,11 @@ export function presentAdvisorySummary(row: AdvisoryRow): AdvisorySummaryJson {
     id: row.id, aliases: JSON.parse(row.aliases) as string[], summary: row.summary, severity: row.severity as 'high',
     cvss_score: row.cvss_score === null ? null : Number(row.cvss_score), modified: row.modified, published: row.published, withdrawn: row.withdrawn,
   };
+}
+
+/** The count comes back as a string from PostgreSQL's bigint. */
+export function presentTopAdvisory(row: AdvisoryRow & { repositories: number | string }): TopAdvisoryJson {
+  return { ...presentAdvisorySummary(row), repositories: Number(row.repositories) };
 }
 
 interface AdvisoryDetail {

@@ -7,8 +7,8 @@ import { replyPage } from '../http/pagination.js';
 import { listRoute, readRoute } from '../http/route-options.js';
 import { IdParams } from '../http/schemas.js';
 import { Type } from 'typebox';
-import { AdvisoryQuery, AdvisorySchema, AdvisorySourceSchema, AdvisorySummarySchema, ImportReportSchema } from './schema.js';
-import { presentAdvisory, presentAdvisorySummary, presentImportReport, presentSource } from './presenter.js';
+import { AdvisoryQuery, AdvisorySchema, AdvisorySourceSchema, AdvisorySummarySchema, ImportReportSchema, TopAdvisoryQuery, TopAdvisorySchema } from './schema.js';
+import { presentAdvisory, presentAdvisorySummary, presentImportReport, presentSource, presentTopAdvisory } from './presenter.js';
 
 const tags = ['advisories'];
 
@@ -27,6 +27,10 @@ export const advisoryRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
 
   app.get('/advisories/sources', readRoute({ tags, summary: 'The configured sync sources (SERVICE_ADVISORY_SOURCES) and how each last went (site administrators)' }, Type.Array(AdvisorySourceSchema), 403),
     async (request) => (await advisories.sources(request.actor!)).map(presentSource));
+
+  app.get('/advisories/top', readRoute({
+    tags, summary: "The advisories affecting the most of the caller's repositories (open findings), then the most severe", querystring: TopAdvisoryQuery,
+  }, Type.Array(TopAdvisorySchema), 400), async (request) => (await advisories.top(request.actor!, request.query.limit ?? 10)).map(presentTopAdvisory));
 
   app.get('/advisories/:id', readRoute({
     tags, summary: "An advisory by its id or any alias, its affected packages, and the caller's repositories it affects", params: IdParams,

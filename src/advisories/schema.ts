@@ -26,6 +26,16 @@ export const AdvisorySummarySchema = Type.Object({
 }, { title: 'AdvisorySummary' });
 export type AdvisorySummaryJson = Static<typeof AdvisorySummarySchema>;
 
+export const TopAdvisorySchema = Type.Object({
+  ...AdvisorySummarySchema.properties,
+  repositories: Type.Integer({ description: "How many of the caller's repositories have an open finding for it (any ref)." }),
+}, { title: 'TopAdvisory' });
+export type TopAdvisoryJson = Static<typeof TopAdvisorySchema>;
+
+export const TopAdvisoryQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10, description: 'How many advisories (at most 50).' })),
+});
+
 const EventSchema = Type.Object({
   introduced: Type.Optional(Type.String()), fixed: Type.Optional(Type.String()),
   last_affected: Type.Optional(Type.String()), limit: Type.Optional(Type.String()),

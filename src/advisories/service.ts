@@ -62,6 +62,12 @@ export function advisoryService(db: Kysely<Database>, policy: Policy, limits: Zi
       return store.page(filters, page);
     },
 
+    /** The advisories affecting the most of the caller's repositories (open findings), most first. */
+    async top(actor: Actor, limit: number) {
+      await policy.require(actor, 'advisory.read');
+      return store.top(policy.orgListScope(actor), limit);
+    },
+
     /** The id of the advisory this id or alias names; undefined when none does. */
     async resolve(idOrAlias: string): Promise<string | undefined> {
       return (await store.byIdOrAlias(idOrAlias))?.id;

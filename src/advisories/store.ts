@@ -127,6 +127,31 @@ export function advisoryStore(db: Kysely<Database>) {
         .where('advisory_id', '=', advisoryId).orderBy('ordinal').execute();
     },
 
+    /**
+     * The advisories with open findings in the most repositories in scope, then the most severe,
+     * then by id: one grouped read of the `advisories` analyses' open findings.
+     */
+    top(scope: RepositoryScope, limit: number) {
+      if (scope.onlyIds?.length === 0) return Promise.resolve([]);
+      return db.selectFrom('findings')
+        .innerJoin('analyses', 'analyses.id', 'findings.analysis_id')
+        .innerJoin('repos', 'repos.id', 'findings.repository_id')
+        .innerJoin('advisories', 'advisories.id', 'findings.rule_id')
+        .where('findings.state', '=', 'open').where('analyses.tool', '=', 'advisories')
+        .$if(scope.memberOf !== null, (q) => q.where('repos.org_id', 'in', (eb) => eb.selectFrom('memberships').select('org_id').where('user_id', '=', scope.memberOf!)))
+        .$if(scope.onlyIds !== null, (q) => q.where('repos.org_id', 'in', scope.onlyIds!))
+        // Its other columns depend on the primary key, which both databases accept as the group.
+        .groupBy('advisories.id')
+        .selectAll('advisories')
+        .select((eb) => eb.fn.count<number | string>('findings.repository_id').distinct().as('repositories'))
+        .orderBy('repositories', 'desc')
+        .orderBy((eb) => eb.case().when('advisories.severity', '=', 'critical').then(0).when('advisories.severity', '=', 'high').then(1)
+          .when('advisories.severity', '=', 'medium').then(2).when('advisories.severity', '=', 'low').then(3).else(4).end())
+        .orderBy('advisories.id')
+        .limit(limit)
+        .execute();
+    },
+
     /** The repositories in scope whose components this advisory matches (its open findings), by ref. */
     affectedRepositories(advisoryId: string, scope: RepositoryScope) {
       if (scope.onlyIds?.length === 0) return Promise.resolve([]);

@@ -116,6 +116,7 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'POST /orgs/{id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', rule: 'manage', ok: 202, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/webhooks/${f.webhook.id}/deliveries/${await f.fresh.finishedDelivery()}/redeliver` }) },
   { route: 'GET /advisories', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/advisories?q=GHSA' }) },
   { route: 'GET /components', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/components?ecosystem=npm' }) },
+  { route: 'GET /advisories/top', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/advisories/top' }) },
   { route: 'GET /advisories/sources', rule: 'site-admin-read', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/advisories/sources' }) },
   { route: 'POST /advisories/import', rule: 'site-admin-write', ok: 200, request: async () => ({ method: 'POST', url: '/api/v1/advisories/import', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ id: 'GHSA-matr-ixxx-test', modified: '2024-01-01T00:00:00Z', affected: [] }) }) },
   // After the import above, which stores the record it reads.

@@ -70,5 +70,10 @@ export const queryKeys = {
   repoPolicy: (id: string) => ['repos', id, 'policy'] as const,
   repoFindings: (id: string, filters: FindingFilters) => ['repos', id, 'results', 'findings', filters] as const,
   repoComponents: (id: string, filters: PageFilters & RefFilter) => ['repos', id, 'results', 'components', filters] as const,
+  /** The ref's open advisory matches, by purl: the Components tab's marks. */
+  repoComponentAdvisories: (id: string, ref: string) => ['repos', id, 'results', 'component-advisories', ref] as const,
+  advisory: (id: string) => ['advisories', id] as const,
+  advisoriesTop: ['advisories', 'top'] as const,
+  advisorySources: ['advisories', 'sources'] as const,
   upload: (id: string) => ['uploads', id] as const,
 };

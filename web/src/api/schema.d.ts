@@ -6051,6 +6051,85 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/advisories/top": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The advisories affecting the most of the caller's repositories (open findings), then the most severe */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description How many advisories (at most 50). */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            aliases: string[];
+                            summary: string | null;
+                            /** @enum {unknown} */
+                            severity: "critical" | "high" | "medium" | "low" | "info";
+                            cvss_score: number | null;
+                            /** Format: date-time */
+                            modified: string;
+                            published: string | null;
+                            withdrawn: string | null;
+                            /** @description How many of the caller's repositories have an open finding for it (any ref). */
+                            repositories: number;
+                        }[];
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/advisories/{id}": {
         parameters: {
             query?: never;

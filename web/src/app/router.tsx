@@ -8,6 +8,7 @@ import { RepoRoute } from '../features/repos/RepoScreen';
 import { UploadRoute } from '../features/repos/UploadScreen';
 import { SettingsScreen } from '../features/settings/SettingsScreen';
 import { SiteAuditScreen } from '../features/audit/SiteAuditScreen';
+import { AdvisoryRoute } from '../features/advisories/AdvisoryScreen';
 import { SignedInLayout } from './layout';
 
 /**
@@ -26,6 +27,7 @@ export const router = createBrowserRouter([
       { path: 'repos/:repoId', element: <RepoRoute /> },
       { path: 'repos/:repoId/uploads/:uploadId', element: <UploadRoute /> },
       { path: 'findings/:findingId', element: <FindingRoute /> },
+      { path: 'advisories/:advisoryId', element: <AdvisoryRoute /> },
       { path: '*', element: <NotFound /> },
     ],
   },

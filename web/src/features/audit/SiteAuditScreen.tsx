@@ -3,8 +3,9 @@ import { PageHeader } from '../../components/PageHeader';
 import { useUser } from '../auth/session';
 import { useSiteAudit } from './api';
 import { AuditLog, useAuditFilters } from './AuditLog';
+import { AdvisorySources } from '../advisories/AdvisorySources';
 
-/** The whole site's audit log: sign-ins, keys and every organization's changes (site administrators). */
+/** The whole site's audit log: sign-ins, keys and every organization's changes, with the advisory sync sources (site administrators). */
 export function SiteAuditScreen() {
   const user = useUser();
   const [filters, setFilters] = useAuditFilters();
@@ -15,6 +16,7 @@ export function SiteAuditScreen() {
       <PageHeader title="Audit log">
         <p className="lede">Everything recorded on this Scanyard: sign-ins, API keys and every organization&apos;s changes.</p>
       </PageHeader>
+      <AdvisorySources />
       <AuditLog log={log} filters={filters} setFilters={setFilters} scope="Scanyard" />
     </>
   );

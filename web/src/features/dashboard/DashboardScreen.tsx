@@ -8,6 +8,7 @@ import { useInventoryOnly, useOverview } from './api';
 import { SummaryCards } from './SummaryCards';
 import { AttentionList } from './AttentionList';
 import { QuietRepos } from './QuietRepos';
+import { TopAdvisories } from './TopAdvisories';
 import { OrgCards } from './OrgCards';
 
 export function DashboardScreen() {
@@ -45,6 +46,7 @@ export function DashboardScreen() {
           <>
             <SummaryCards repos={data.repos} />
             <AttentionList overview={data} inventory={inventory} />
+            <TopAdvisories />
             <QuietRepos repos={data.repos} inventory={inventory} />
             <OrgCards orgs={user.orgs} repos={data.repos} />
           </>

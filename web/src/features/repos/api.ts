@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tansta
 import { api, call } from '../../api/client';
 import { pageInfo } from '../../api/pagination';
 import { queryKeys, type FindingFilters, type PageFilters, type RefFilter } from '../../api/query-keys';
-import type { ScanStatus } from '../../api/types';
+import type { Finding, ScanStatus } from '../../api/types';
 import { isInProgress } from '../../lib/scan-state';
 
 /** While an upload waits or is processed, the status is read this often. */
@@ -111,6 +111,35 @@ export function useComponents(repoId: string, filters: PageFilters & RefFilter) 
       return { rows: data, info: pageInfo(response, COMPONENTS_PER_PAGE) };
     },
     placeholderData: (previous) => previous,
+  });
+}
+
+/** Open advisory findings read for the Components tab, 100 a page: enough for any real SBOM's vulnerable packages. */
+const ADVISORY_PAGES = 10;
+
+/**
+ * The ref's open advisory matches by the purl of the component they name, so the Components tab can
+ * mark vulnerable components on any page of it. They are the ref's `advisories` findings (the
+ * matches are applied as that analysis's findings), so no second source of truth is asked.
+ */
+export function useComponentAdvisories(repoId: string, ref: string) {
+  return useQuery({
+    queryKey: queryKeys.repoComponentAdvisories(repoId, ref),
+    queryFn: async ({ signal }) => {
+      const byPurl = new Map<string, Finding[]>();
+      for (let page = 1; page <= ADVISORY_PAGES; page++) {
+        const { data, response } = await call(api.GET('/api/v1/repos/{id}/findings', {
+          params: { path: { id: repoId }, query: { tool: 'advisories', state: 'open', page, per_page: 100, ...refQuery(ref) } },
+          signal,
+        }));
+        for (const finding of data) {
+          const purl = finding.package?.purl;
+          if (purl) byPurl.set(purl, [...(byPurl.get(purl) ?? []), finding]);
+        }
+        if (page >= pageInfo(response, 100).lastPage) break;
+      }
+      return byPurl;
+    },
   });
 }
 
