@@ -31,6 +31,7 @@ import { uploadDocumentation } from './scans/upload-doc.js';
 import { auditRoutes } from './audit/routes.js';
 import { analysisRoutes } from './analyses/routes.js';
 import { findingRoutes } from './findings/routes.js';
+import { vexRoutes } from './vex/routes.js';
 import { suppressionRoutes } from './suppressions/routes.js';
 import { gateRoutes } from './gates/routes.js';
 import { badgeRoutes, badgeTokenRoutes } from './badges/routes.js';
@@ -121,7 +122,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(authRoutes, { config, services });
   const apiRoutes = [
     meRoutes, apiKeyRoutes, orgRoutes, memberRoutes, repoRoutes, teamRoutes, userSearchRoutes, scanRoutes, refRoutes,
-    auditRoutes, analysisRoutes, findingRoutes, suppressionRoutes, gateRoutes, badgeTokenRoutes, webhookRoutes, advisoryRoutes,
+    auditRoutes, analysisRoutes, findingRoutes, vexRoutes, suppressionRoutes, gateRoutes, badgeTokenRoutes, webhookRoutes, advisoryRoutes,
     componentRoutes,
   ];
   for (const routes of apiRoutes) await app.register(routes, { prefix: '/api/v1', services });

@@ -48,6 +48,7 @@ const RULES = {
   'finding.read': members,
   // Any member may triage; a key needs write on top of the route's own scope.
   'finding.triage': { ...members, keyScope: 'write' },
+  'vex.read': members,
   'suppression.read': members,
   'suppression.manage': owners,
   // Gates: members read policies and gates; owners set policies and rotate badge tokens. A badge

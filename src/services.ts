@@ -22,6 +22,8 @@ import { analysisStore } from './analyses/store.js';
 import { analysisService } from './analyses/service.js';
 import { findingStore } from './findings/store.js';
 import { findingService } from './findings/service.js';
+import { vexStore } from './vex/store.js';
+import { vexService } from './vex/service.js';
 import { suppressionStore } from './suppressions/store.js';
 import { suppressionService } from './suppressions/service.js';
 import { adminPinStore } from './auth/admin-pins-store.js';
@@ -79,6 +81,7 @@ export function createServices(config: Config, db: Db) {
     scans: createScans(config, db, repos.authorized),
     analysisService: analysisService(analysisStore(db), repos.authorized, audit),
     findingService: findingService(findings, repos.authorized, audit),
+    vexService: vexService(vexStore(db), repos.authorized),
     suppressionService: suppressionService(suppressionStore(db), findings, policy, audit),
     admins: siteAdmins(config.admins, adminPinStore(k)),
     gateService: gates,

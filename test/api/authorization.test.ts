@@ -123,6 +123,7 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'GET /advisories/{id}', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/advisories/GHSA-matr-ixxx-test' }) },
   { route: 'GET /findings/{id}', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/findings/${f.finding.id}` }) },
   { route: 'GET /findings/{id}/history', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/findings/${f.finding.id}/history` }) },
+  { route: 'GET /repos/{id}/vex', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/vex?format=openvex` }) },
   { route: 'PATCH /findings/{id}', rule: 'triage', ok: 200, request: async (f) => ({ method: 'PATCH', url: `/api/v1/findings/${f.finding.id}`, payload: { state: 'dismissed', reason: 'wont_fix' } }) },
   { route: 'POST /repos/{id}/findings/triage', rule: 'triage', ok: 200, request: async (f) => ({ method: 'POST', url: `/api/v1/repos/${f.repo.id}/findings/triage`, payload: { ids: [f.finding.id], triage: { state: 'dismissed', reason: 'wont_fix' } } }) },
   { route: 'GET /orgs/{id}/suppressions', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/suppressions` }) },

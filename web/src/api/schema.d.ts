@@ -4123,6 +4123,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/repos/{id}/vex": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A repository's vulnerability findings as a VEX document (OpenVEX or CycloneDX) reflecting their triage */
+        get: {
+            parameters: {
+                query: {
+                    /** @description OpenVEX 0.2.0 or CycloneDX 1.6 (JSON). */
+                    format: "openvex" | "cyclonedx";
+                    /** @description A branch (x or refs/heads/x), pull request (pr/N or refs/pull/N/merge) or tag (refs/tags/v1), as GET /repos/{id}/refs names it; absent: the default branch. */
+                    ref?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description An OpenVEX 0.2.0 document or a CycloneDX 1.6 BOM with vulnerabilities: one statement per vulnerability and package (purl). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/orgs/{id}/suppressions": {
         parameters: {
             query?: never;

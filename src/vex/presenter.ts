@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import type { VexFindingRow } from './store.js';
+
+/** What a VEX statement says about one vulnerability in one package. */
+type Status = 'not_affected' | 'affected' | 'fixed';
+
+interface Statement { vulnerability: string; aliases: string[]; purl: string; status: Status; note: string | null }
+
+/** An open finding anywhere makes the package affected; a dismissal that denies it outweighs a fix elsewhere. */
+const PRECEDENCE: Record<Status, number> = { affected: 3, not_affected: 2, fixed: 1 };
+
+/** The dismissal reasons that say the vulnerability does not apply; other reasons accept a real one. */
+const DENYING = new Set(['not_affected', 'false_positive']);
+
+const OPENVEX_JUSTIFICATIONS = new Set([
+  'component_not_present', 'vulnerable_code_not_present', 'vulnerable_code_not_in_execute_path',
+  'vulnerable_code_cannot_be_controlled_by_adversary', 'inline_mitigations_already_exist',
+]);
+
+const CYCLONEDX_JUSTIFICATIONS = new Set([
+  'code_not_present', 'code_not_reachable', 'requires_configuration', 'requires_dependency', 'requires_environment',
+  'protected_by_compiler', 'protected_at_runtime', 'protected_at_perimeter', 'protected_by_mitigating_control',
+]);
+
+/** One statement per vulnerability and package: several tools (or analyses) may report the same pair. */
+function statementsOf(rows: VexFindingRow[]): Statement[] {
+  const byKey = new Map<string, Statement>();
+  for (const row of rows) {
+    const status: Status = row.state === 'fixed' ? 'fixed'
+      : row.state === 'dismissed' && row.dismissed_reason !== null && DENYING.has(row.dismissed_reason) ? 'not_affected' : 'affected';
+    const note = row.state === 'dismissed' ? row.dismissed_comment : null;
+    const statement = { vulnerability: row.rule_id, aliases: row.aliases ? (JSON.parse(row.aliases) as string[]) : [], purl: row.purl, status, note };
+    const key = `${row.rule_id}\n${row.purl}`;
+    const earlier = byKey.get(key);
+    if (!earlier || PRECEDENCE[status] > PRECEDENCE[earlier.status]) byKey.set(key, statement);
+  }
+  return [...byKey.values()];
+}
+
+/** An OpenVEX 0.2.0 document. A comment that is an OpenVEX justification becomes the justification, any other the impact statement. */
+export function presentOpenVex(repositoryName: string, rows: VexFindingRow[], at: string) {
+  return {
+    '@context': 'https://openvex.dev/ns/v0.2.0',
+    '@id': `urn:uuid:${randomUUID()}`,
+    author: 'Scanyard',
+    role: `Triage of ${repositoryName}`,
+    timestamp: at,
+    version: 1,
+    tooling: 'Scanyard',
+    statements: statementsOf(rows).map((s) => ({
+      vulnerability: { name: s.vulnerability, ...(s.aliases.length > 0 ? { aliases: s.aliases } : {}) },
+      products: [{ '@id': s.purl }],
+      status: s.status,
+      ...(s.status === 'not_affected'
+        ? s.note !== null && OPENVEX_JUSTIFICATIONS.has(s.note) ? { justification: s.note } : { impact_statement: s.note ?? 'Dismissed as not affecting this product.' }
+        : {}),
+      // OpenVEX asks an affected statement for the action to take.
+      ...(s.status === 'affected' ? { action_statement: s.note ?? 'Upgrade the package to a version with the fix.' } : {}),
+    })),
+  };
+}
+
+/** A CycloneDX 1.6 VEX: vulnerabilities whose analysis carries the triage, each affecting its package by purl. */
+export function presentCycloneDxVex(rows: VexFindingRow[], at: string) {
+  return {
+    bomFormat: 'CycloneDX',
+    specVersion: '1.6',
+    serialNumber: `urn:uuid:${randomUUID()}`,
+    version: 1,
+    metadata: { timestamp: at, tools: { components: [{ type: 'application', name: 'Scanyard' }] } },
+    vulnerabilities: statementsOf(rows).map((s) => ({
+      id: s.vulnerability,
+      ...(s.aliases.length > 0 ? { references: s.aliases.map((alias) => ({ id: alias, source: { name: alias.split('-')[0] } })) } : {}),
+      affects: [{ ref: s.purl }],
+      analysis: s.status === 'not_affected'
+        ? s.note !== null && CYCLONEDX_JUSTIFICATIONS.has(s.note) ? { state: 'not_affected', justification: s.note } : { state: 'not_affected', ...(s.note ? { detail: s.note } : {}) }
+        : { state: s.status === 'fixed' ? 'resolved' : 'exploitable', ...(s.note ? { detail: s.note } : {}) },
+    })),
+  };
+}

@@ -1,0 +1,130 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { DB_KINDS } from '../support/db.js';
+import { orgClient } from '../support/orgs.js';
+
+const SCHEMAS = path.join(import.meta.dirname, '../fixtures/schemas');
+const schema = (name: string) => JSON.parse(fs.readFileSync(path.join(SCHEMAS, name), 'utf8')) as object;
+
+/** The published schemas use IRIs, which ajv-formats does not know: checked as URLs, which every IRI we write is. */
+function iriFormats(ajv: Ajv | Ajv2020) {
+  addFormats.default(ajv);
+  ajv.addFormat('iri', (value: string) => URL.canParse(value));
+  ajv.addFormat('iri-reference', true);
+  ajv.addFormat('idn-email', true);
+}
+
+const openVexAjv = new Ajv2020({ strict: false, allErrors: true });
+iriFormats(openVexAjv);
+const validOpenVex = openVexAjv.compile(schema('openvex-0.2.0.schema.json'));
+
+// CycloneDX 1.6 is draft-07 and refers to the SPDX licence list and JSF by relative $ref.
+const cycloneDxAjv = new Ajv({ strict: false, allErrors: true });
+iriFormats(cycloneDxAjv);
+cycloneDxAjv.addSchema(schema('spdx.schema.json')).addSchema(schema('jsf-0.82.schema.json'));
+const validCycloneDx = cycloneDxAjv.compile(schema('bom-1.6.schema.json'));
+
+function vulnerability(id: string, name: string, version: string, severity: string) {
+  return {
+    VulnerabilityID: id, PkgID: `${name}@${version}`, PkgName: name,
+    PkgIdentifier: { PURL: `pkg:npm/${name}@${version}`, UID: `${name}-${version}` },
+    InstalledVersion: version, Status: 'fixed', Severity: severity, Title: `${name}: ${id}`,
+  };
+}
+
+/** A Trivy filesystem report (schema 2) as Trivy 0.50 writes it. */
+function trivy(vulnerabilities: ReturnType<typeof vulnerability>[]) {
+  return JSON.stringify({
+    SchemaVersion: 2, CreatedAt: '2024-05-01T10:00:00.000000000Z', ArtifactName: '.', ArtifactType: 'filesystem',
+    Metadata: { ImageConfig: { architecture: '', created: '0001-01-01T00:00:00Z', os: '', rootfs: { type: '', diff_ids: null }, config: {} } },
+    Results: [{ Target: 'package-lock.json', Class: 'lang-pkgs', Type: 'npm', Vulnerabilities: vulnerabilities }],
+  });
+}
+
+const LODASH = vulnerability('CVE-2021-23337', 'lodash', '4.17.20', 'HIGH');
+const MINIMIST = vulnerability('CVE-2021-44906', 'minimist', '1.2.5', 'CRITICAL');
+const SEMVER = vulnerability('CVE-2022-25883', 'semver', '7.3.7', 'MEDIUM');
+const QS = vulnerability('CVE-2022-24999', 'qs', '6.10.1', 'HIGH');
+const TOUGH = vulnerability('CVE-2023-26136', 'tough-cookie', '4.1.2', 'MEDIUM');
+
+interface Finding { id: string; rule_id: string; state: string }
+interface OpenVexStatement { vulnerability: { name: string }; products: { '@id': string }[]; status: string; justification?: string; impact_statement?: string; action_statement?: string }
+interface CycloneDxVulnerability { id: string; affects: { ref: string }[]; analysis: { state: string; justification?: string; detail?: string } }
+
+describe.each(DB_KINDS)('VEX export on %s', (kind) => {
+  let t: TestApp;
+  let owner: string;
+  let repoId: string;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    ({ cookie: owner } = await t.user('owner'));
+    const api = orgClient(t);
+    const org = await api.createOrg(owner, 'vex');
+    repoId = (await api.createRepo(owner, org.id, { name: 'app' })).id;
+    const upload = async (body: string) => {
+      const res = await t.request({ method: 'POST', url: `/api/v1/repos/${repoId}/upload?category=deps`, headers: { cookie: owner, 'content-type': 'application/json' }, payload: body });
+      expect(res.statusCode, res.body).toBe(202);
+      await t.drain();
+    };
+    await upload(trivy([LODASH, MINIMIST, SEMVER, QS, TOUGH]));
+    // tough-cookie is upgraded: its finding is fixed.
+    await upload(trivy([LODASH, MINIMIST, SEMVER, QS]));
+    const findings = (await t.request({ url: `/api/v1/repos/${repoId}/findings?state=all&per_page=100`, headers: { cookie: owner } })).json<Finding[]>();
+    const dismiss = async (rule: string, reason: string, comment: string) => {
+      const id = findings.find((f) => f.rule_id === rule)!.id;
+      const res = await t.request({ method: 'PATCH', url: `/api/v1/findings/${id}`, headers: { cookie: owner }, payload: { state: 'dismissed', reason, comment } });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    await dismiss('CVE-2021-44906', 'not_affected', 'vulnerable_code_not_in_execute_path');
+    await dismiss('CVE-2022-25883', 'false_positive', 'semver is only used by the build scripts');
+    await dismiss('CVE-2022-24999', 'wont_fix', 'Waiting for express 5');
+  });
+  afterAll(() => t.close());
+
+  const exported = async (format: string) => {
+    const res = await t.request({ url: `/api/v1/repos/${repoId}/vex?format=${format}`, headers: { cookie: owner } });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json<Record<string, unknown>>();
+  };
+
+  it('states each vulnerability as OpenVEX, valid against the published schema', async () => {
+    const doc = await exported('openvex');
+    expect(validOpenVex(doc), JSON.stringify(validOpenVex.errors)).toBe(true);
+    expect(doc['@context']).toBe('https://openvex.dev/ns/v0.2.0');
+    // The schema is really checked: a status OpenVEX does not know fails it.
+    expect(validOpenVex({ ...doc, statements: [{ ...(doc.statements as object[])[0], status: 'exploitable' }] })).toBe(false);
+    const statements = Object.fromEntries((doc.statements as OpenVexStatement[]).map((s) => [s.vulnerability.name, s]));
+    expect(Object.keys(statements).sort()).toEqual(['CVE-2021-23337', 'CVE-2021-44906', 'CVE-2022-24999', 'CVE-2022-25883', 'CVE-2023-26136']);
+    expect(statements['CVE-2021-23337']).toMatchObject({ status: 'affected', products: [{ '@id': 'pkg:npm/lodash@4.17.20' }] });
+    expect(statements['CVE-2021-44906']).toMatchObject({ status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path' });
+    expect(statements['CVE-2022-25883']).toMatchObject({ status: 'not_affected', impact_statement: 'semver is only used by the build scripts' });
+    // Won't fix accepts the vulnerability: still affected, the comment saying what is done about it.
+    expect(statements['CVE-2022-24999']).toMatchObject({ status: 'affected', action_statement: 'Waiting for express 5' });
+    expect(statements['CVE-2023-26136']).toMatchObject({ status: 'fixed', products: [{ '@id': 'pkg:npm/tough-cookie@4.1.2' }] });
+  });
+
+  it('states each vulnerability as a CycloneDX 1.6 analysis, valid against the published schema', async () => {
+    const doc = await exported('cyclonedx');
+    expect(validCycloneDx(doc), JSON.stringify(validCycloneDx.errors)).toBe(true);
+    expect(validCycloneDx({ ...doc, vulnerabilities: [{ id: 'CVE-1', analysis: { state: 'affected' } }] })).toBe(false);
+    const analyses = Object.fromEntries((doc.vulnerabilities as CycloneDxVulnerability[]).map((v) => [v.id, v]));
+    expect(analyses['CVE-2021-23337']).toMatchObject({ affects: [{ ref: 'pkg:npm/lodash@4.17.20' }], analysis: { state: 'exploitable' } });
+    expect(analyses['CVE-2021-44906']!.analysis).toEqual({ state: 'not_affected', detail: 'vulnerable_code_not_in_execute_path' });
+    expect(analyses['CVE-2022-25883']!.analysis).toEqual({ state: 'not_affected', detail: 'semver is only used by the build scripts' });
+    expect(analyses['CVE-2022-24999']!.analysis).toEqual({ state: 'exploitable', detail: 'Waiting for express 5' });
+    expect(analyses['CVE-2023-26136']!.analysis).toEqual({ state: 'resolved' });
+  });
+
+  it('refuses an unknown format and an outsider', async () => {
+    const bad = await t.request({ url: `/api/v1/repos/${repoId}/vex?format=csaf`, headers: { cookie: owner } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.headers['content-type']).toContain('application/problem+json');
+    const { cookie: outsider } = await t.user('outsider');
+    expect((await t.request({ url: `/api/v1/repos/${repoId}/vex?format=openvex`, headers: { cookie: outsider } })).statusCode).toBe(404);
+  });
+});
