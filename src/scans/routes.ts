@@ -35,10 +35,10 @@ export const scanRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
 
   app.get('/repos/:id/findings', listRoute({ tags, summary: "A repository's findings, most severe first", params: IdParams, querystring: FindingsQuery }, FindingSchema, 'Findings.', 404),
     (request, reply) => {
-      const { severity, tool, q, ref, vs_base: vsBase, introduced_in: introducedIn, fixed_in: fixedIn, reopened_in: reopenedIn } = request.query;
+      const { severity, tool, q, ref, vs_base: vsBase, introduced_in: introducedIn, fixed_in: fixedIn, reopened_in: reopenedIn, kev, sort } = request.query;
       // What an upload changed is asked about whatever happened to those findings since.
       const state = request.query.state ?? (introducedIn || fixedIn || reopenedIn ? 'all' : 'open');
-      const filters = { state, severity, tool, q, introducedIn, fixedIn, reopenedIn };
+      const filters = { state, severity, tool, q, introducedIn, fixedIn, reopenedIn, kev, sort };
       return replyPage(request, reply, (page) => scans.findings(request.actor!, request.params.id, ref, filters, vsBase, page), presentFinding);
     });
 

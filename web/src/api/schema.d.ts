@@ -2949,6 +2949,10 @@ export interface paths {
                     fixed_in?: string;
                     /** @description An upload id: the fixed findings it reported again (each finding's latest reopening). */
                     reopened_in?: string;
+                    /** @description true: only findings in the CISA KEV catalogue; false: only those not in it. */
+                    kev?: boolean;
+                    /** @description Default severity (most severe first); epss: highest EPSS probability first, unscored last. */
+                    sort?: "severity" | "epss";
                 };
                 header?: never;
                 path: {
@@ -3001,6 +3005,12 @@ export interface paths {
                             /** @description A vulnerability's other ids (CVE, GHSA, ...), for findings matched from advisories. */
                             aliases: string[];
                             fixed_versions: string[] | null;
+                            /** @description In the CISA KEV catalogue (known to be exploited), through the rule id or an alias known to the advisory database. */
+                            kev: boolean;
+                            epss: {
+                                probability: number;
+                                percentile: number;
+                            } | null;
                             fingerprint: string;
                             first_upload_id: string;
                             /** Format: date-time */
@@ -3667,7 +3677,7 @@ export interface paths {
                             };
                             /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
                             fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
-                            /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                            /** @description Fail when an open finding is in the CISA KEV catalogue (by its rule id or an alias the advisory database knows). */
                             fail_on_kev?: boolean;
                             /** @description Fail when a finding of this severity has been open longer than this many days. */
                             max_age_days?: {
@@ -3734,7 +3744,7 @@ export interface paths {
                         };
                         /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
                         fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
-                        /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                        /** @description Fail when an open finding is in the CISA KEV catalogue (by its rule id or an alias the advisory database knows). */
                         fail_on_kev?: boolean;
                         /** @description Fail when a finding of this severity has been open longer than this many days. */
                         max_age_days?: {
@@ -3776,7 +3786,7 @@ export interface paths {
                             };
                             /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
                             fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
-                            /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                            /** @description Fail when an open finding is in the CISA KEV catalogue (by its rule id or an alias the advisory database knows). */
                             fail_on_kev?: boolean;
                             /** @description Fail when a finding of this severity has been open longer than this many days. */
                             max_age_days?: {
@@ -3901,7 +3911,7 @@ export interface paths {
                             };
                             /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
                             fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
-                            /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                            /** @description Fail when an open finding is in the CISA KEV catalogue (by its rule id or an alias the advisory database knows). */
                             fail_on_kev?: boolean;
                             /** @description Fail when a finding of this severity has been open longer than this many days. */
                             max_age_days?: {
@@ -3970,7 +3980,7 @@ export interface paths {
                         };
                         /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
                         fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
-                        /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                        /** @description Fail when an open finding is in the CISA KEV catalogue (by its rule id or an alias the advisory database knows). */
                         fail_on_kev?: boolean;
                         /** @description Fail when a finding of this severity has been open longer than this many days. */
                         max_age_days?: {
@@ -4014,7 +4024,7 @@ export interface paths {
                             };
                             /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
                             fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
-                            /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                            /** @description Fail when an open finding is in the CISA KEV catalogue (by its rule id or an alias the advisory database knows). */
                             fail_on_kev?: boolean;
                             /** @description Fail when a finding of this severity has been open longer than this many days. */
                             max_age_days?: {
@@ -4157,7 +4167,7 @@ export interface paths {
                                 };
                                 /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
                                 fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
-                                /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                                /** @description Fail when an open finding is in the CISA KEV catalogue (by its rule id or an alias the advisory database knows). */
                                 fail_on_kev?: boolean;
                                 /** @description Fail when a finding of this severity has been open longer than this many days. */
                                 max_age_days?: {
@@ -5349,6 +5359,8 @@ export interface paths {
                             }[];
                             /** @description Repository refs queued to be matched again because advisories of their packages changed. */
                             rematch_queued: number;
+                            kev: number | null;
+                            epss: number | null;
                         };
                     };
                 };
