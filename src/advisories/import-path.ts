@@ -6,12 +6,12 @@ import { importDocuments, type ImportReport } from './service.js';
 import { DocumentsError, type ZipLimits } from './documents.js';
 
 /**
- * `scanyard advisories import PATH`: an OSV JSON file, a zip of them, or a directory holding either
- * (read recursively). The operator's own files, so no policy is asked; one unreadable file is
+ * `scanyard advisories import PATH`: an OSV JSON file, a zip of them, the CISA KEV catalogue, a FIRST
+ * EPSS CSV (gzip or not), or a directory holding any of these (read recursively). The operator's own files, so no policy is asked; one unreadable file is
  * reported and the others imported.
  */
 export async function importPath(db: Kysely<Database>, target: string, limits: ZipLimits): Promise<ImportReport> {
-  const report: ImportReport = { added: 0, updated: 0, withdrawn: 0, unchanged: 0, rejected: [], rematch_queued: 0 };
+  const report: ImportReport = { added: 0, updated: 0, withdrawn: 0, unchanged: 0, rejected: [], rematch_queued: 0, kev: null, epss: null };
   for (const file of await filesOf(target)) {
     let part: ImportReport;
     try {
@@ -23,6 +23,8 @@ export async function importPath(db: Kysely<Database>, target: string, limits: Z
     }
     for (const key of ['added', 'updated', 'withdrawn', 'unchanged', 'rematch_queued'] as const) report[key] += part[key];
     report.rejected.push(...part.rejected);
+    if (part.kev !== null) report.kev = part.kev;
+    if (part.epss !== null) report.epss = part.epss;
   }
   return report;
 }
@@ -31,6 +33,6 @@ async function filesOf(target: string): Promise<string[]> {
   const stat = await fs.stat(target);
   if (!stat.isDirectory()) return [target];
   const entries = await fs.readdir(target, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile() && /\.(json|zip)$/i.test(e.name))
+  return entries.filter((e) => e.isFile() && /\.(json|zip|csv|gz)$/i.test(e.name))
     .map((e) => path.join(e.parentPath, e.name)).sort();
 }

@@ -9,6 +9,8 @@ export const ImportReportSchema = Type.Object({
   unchanged: Type.Integer({ description: 'Records not newer than the stored one.' }),
   rejected: Type.Array(Type.Object({ file: Type.String(), reason: Type.String() }), { description: 'Records or files refused, each with why; the rest were imported.' }),
   rematch_queued: Type.Integer({ description: 'Repository refs queued to be matched again because advisories of their packages changed.' }),
+  kev: Nullable(Type.Integer({ description: 'CVEs in the CISA KEV catalogue imported (it replaces the previous one); null when none was.' })),
+  epss: Nullable(Type.Integer({ description: 'CVEs scored by the FIRST EPSS file imported (it replaces the previous scores); null when none was.' })),
 }, { title: 'AdvisoryImportReport' });
 export type ImportReportJson = Static<typeof ImportReportSchema>;
 

@@ -9,6 +9,10 @@ import { parseOsv, OsvError } from './osv.js';
 import { DocumentsError, readDocuments, type Rejection, type ZipLimits } from './documents.js';
 import { enqueueRematch } from './rematch-store.js';
 import { sourceStore } from './sources-store.js';
+import { gunzipSync } from 'node:zlib';
+import { isKevCatalogue, parseKev } from './kev.js';
+import { EpssError, isEpssCsv, parseEpss } from './epss.js';
+import { priorityStore } from './priorities-store.js';
 
 export interface ImportReport {
   added: number;
@@ -18,6 +22,68 @@ export interface ImportReport {
   rejected: Rejection[];
   /** Repository refs queued to be matched again because advisories of their packages changed. */
   rematch_queued: number;
+  /** CVEs listed by the KEV catalogue imported, null when the input was not one. */
+  kev: number | null;
+  /** CVEs scored by the EPSS file imported, null when the input was not one. */
+  epss: number | null;
+}
+
+const GZIP_MAGIC = [0x1f, 0x8b];
+
+/**
+ * Imports what an operator or a sync source hands over, told apart by content (gzip or not): the
+ * CISA KEV catalogue or a FIRST EPSS CSV replaces its snapshot; anything else is read as OSV.
+ */
+export async function importDocuments(db: Kysely<Database>, raw: Uint8Array, name: string, limits: ZipLimits): Promise<ImportReport> {
+  const bytes = GZIP_MAGIC.every((byte, i) => raw[i] === byte) ? inflate(raw, limits) : raw;
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 200)).toString('utf8');
+  if (isEpssCsv(head)) return importEpss(db, bytes, name);
+  if (/^\s*\{/.test(head)) {
+    const kev = kevOf(bytes);
+    if (kev) return importKev(db, kev, name);
+  }
+  return importOsv(db, bytes, name, limits);
+}
+
+function emptyReport(rejected: Rejection[] = []): ImportReport {
+  return { added: 0, updated: 0, withdrawn: 0, unchanged: 0, rejected, rematch_queued: 0, kev: null, epss: null };
+}
+
+function inflate(raw: Uint8Array, limits: ZipLimits): Uint8Array {
+  try {
+    return gunzipSync(raw, { maxOutputLength: limits.maxInflatedBytes });
+  } catch (error) {
+    throw new DocumentsError(`the gzip cannot be read: ${(error as Error).message}`);
+  }
+}
+
+/** The KEV catalogue when the bytes are one; JSON that is not (or not JSON at all) is left to the OSV reader. */
+function kevOf(bytes: Uint8Array) {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  } catch {
+    return null;
+  }
+  return isKevCatalogue(value) ? value : null;
+}
+
+async function importKev(db: Kysely<Database>, value: Parameters<typeof parseKev>[0], name: string): Promise<ImportReport> {
+  const catalogue = parseKev(value);
+  await priorityStore(db).replaceKev(catalogue.entries);
+  return { ...emptyReport(catalogue.rejected.map((r) => ({ file: `${name}:vulnerabilities[${r.index}]`, reason: r.reason }))), kev: catalogue.entries.length };
+}
+
+async function importEpss(db: Kysely<Database>, bytes: Uint8Array, name: string): Promise<ImportReport> {
+  let parsed;
+  try {
+    parsed = parseEpss(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  } catch (error) {
+    if (error instanceof EpssError) throw new DocumentsError(`the EPSS file cannot be read: ${error.message}`);
+    throw error;
+  }
+  await priorityStore(db).replaceEpss(parsed.scores);
+  return { ...emptyReport(parsed.rejected.map((r) => ({ file: `${name}:${r.line}`, reason: r.reason }))), epss: parsed.scores.length };
 }
 
 /**
@@ -25,10 +91,10 @@ export interface ImportReport {
  * and the rest go on. Refs whose components name a package an added, changed or withdrawn record
  * affects are queued for re-matching in the uploads queue, so a crash loses none of them.
  */
-export async function importDocuments(db: Kysely<Database>, bytes: Uint8Array, name: string, limits: ZipLimits): Promise<ImportReport> {
+async function importOsv(db: Kysely<Database>, bytes: Uint8Array, name: string, limits: ZipLimits): Promise<ImportReport> {
   const { documents, rejected } = readDocuments(bytes, name, limits);
   const store = advisoryStore(db);
-  const report: ImportReport = { added: 0, updated: 0, withdrawn: 0, unchanged: 0, rejected, rematch_queued: 0 };
+  const report = emptyReport(rejected);
   const touched = new Set<string>();
   for (const document of documents) {
     let advisory;
@@ -86,7 +152,7 @@ export function advisoryService(db: Kysely<Database>, policy: Policy, limits: Zi
 
     async import(actor: Actor, bytes: Buffer): Promise<ImportReport> {
       await policy.require(actor, 'advisory.import');
-      if (bytes.length === 0) throw badRequest('The body is empty; send an OSV record, a JSON array of records or a zip of them.');
+      if (bytes.length === 0) throw badRequest('The body is empty; send an OSV record, a JSON array of records, a zip of them, the CISA KEV catalogue or a FIRST EPSS CSV.');
       try {
         return await importDocuments(db, bytes, 'body', limits);
       } catch (error) {

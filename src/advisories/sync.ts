@@ -31,7 +31,7 @@ export async function syncSource(db: Kysely<Database>, url: string, options: Syn
   const source = await sources.take(url, options.leaseMs);
   if (!source) return 'busy';
   const finish = (outcome: SourceOutcome) => sources.finish(url, source.lease_token, outcome);
-  const headers: Record<string, string> = { accept: 'application/zip, application/json' };
+  const headers: Record<string, string> = { accept: 'application/zip, application/json, text/csv, application/gzip' };
   if (source.etag) headers['if-none-match'] = source.etag;
   if (source.last_modified) headers['if-modified-since'] = source.last_modified;
   let response: GetResponse;

@@ -406,6 +406,8 @@ export interface Database {
   finding_events: FindingEventsTable;
   finding_rules: FindingRulesTable;
   suppressions: SuppressionsTable;
+  kev_entries: KevEntriesTable;
+  epss_scores: EpssScoresTable;
 }
 
 /** An OSV record as imported (advisories/osv.ts); timestamps are UTC ISO text. */
@@ -437,6 +439,24 @@ export interface AdvisoryPackagesTable {
   package_key: string | null;
   ranges: string;
   versions: string;
+}
+
+/** One CVE of the CISA KEV catalogue (advisories/kev.ts); dates as the catalogue gives them. */
+export interface KevEntriesTable {
+  cve: string;
+  vendor_project: string;
+  product: string;
+  vulnerability_name: string;
+  date_added: string;
+  due_date: string | null;
+  known_ransomware_campaign_use: string | null;
+}
+
+/** One CVE's FIRST EPSS score (advisories/epss.ts). */
+export interface EpssScoresTable {
+  cve: string;
+  probability: number;
+  percentile: number;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -7,6 +7,7 @@ import type { Severity } from '../scans/parsers/types.js';
 import { SEVERITY_RANK } from '../scans/parsers/severity.js';
 import { refreshRefTotals, syncRepoStatus } from '../scans/status-store.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
+import { epssPercentile, epssProbability, inKev } from '../advisories/priorities-store.js';
 
 /** Ids per `IN (...)` list: well inside SQLite's and PostgreSQL's parameter limits. */
 const CHUNK = 5000;
@@ -52,6 +53,7 @@ export function findingStore(db: Db) {
           'repos.url as repository_url', 'uploads.commit_sha as upload_commit_sha',
           'dismissals.reason as dismissed_reason', 'dismissals.comment as dismissed_comment', 'dismissals.dismissed_at',
           'dismissals.dismissed_until', 'users.login as dismissed_by', 'finding_rules.help',
+          inKev().as('in_kev'), epssProbability().as('epss_probability'), epssPercentile().as('epss_percentile'),
         ])
         .where('findings.id', '=', id).executeTakeFirst();
     },

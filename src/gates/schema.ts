@@ -20,7 +20,7 @@ export const PolicyDocument = Type.Object({
   fail_on_new: Type.Optional(Type.Union([SeverityEnum, Type.Null()], {
     description: 'Fail when the upload judged brought a new or reopened finding of this severity or worse.',
   })),
-  fail_on_kev: Type.Optional(Type.Boolean({ description: 'Fail when an open vulnerability is in the KEV catalogue (once advisories are matched).' })),
+  fail_on_kev: Type.Optional(Type.Boolean({ description: 'Fail when an open finding is in the CISA KEV catalogue (by its rule id or an alias the advisory database knows).' })),
   max_age_days: Type.Optional(perSeverity(Type.Integer({ minimum: 1, maximum: 36_500 }),
     'Fail when a finding of this severity has been open longer than this many days.')),
   licenses: Type.Optional(Type.Object({

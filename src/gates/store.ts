@@ -7,6 +7,7 @@ import type { ComponentFact, FindingFact, GateFacts, Tally } from './evaluate.js
 import type { Gate, Policy } from './types.js';
 import type { RefName } from '../refs/ref-name.js';
 import { openInSameAnalysisOf } from '../scans/results-store.js';
+import { inKev } from '../advisories/priorities-store.js';
 
 type Conn = Kysely<Database> | Transaction<Database>;
 
@@ -96,7 +97,7 @@ export async function gateFacts(db: Conn, refId: string | undefined, policy: Pol
       : changes ? await introducedBy(db, changes, policy.fail_on_new) : null,
     ...(base !== null ? { introducedAgainst: base } : {}),
     overdue,
-    vulnerabilities: policy.fail_on_kev ? await flaggedVulnerabilities() : [],
+    vulnerabilities: policy.fail_on_kev && refId !== undefined ? await kevVulnerabilities(db, refId) : [],
     components: policy.licenses && refId !== undefined ? await componentLicenses(db, refId) : [],
   };
 }
@@ -210,11 +211,14 @@ async function openSince(db: Conn, refId: string, severity: Severity, before: st
 }
 
 /**
- * Open findings that advisories flag, with their KEV flag. Findings carry no advisory data yet, so
- * there are none; once advisories are matched, their join belongs here and fail_on_kev bites.
+ * The ref's open findings in the KEV catalogue (through their rule id or an alias the advisory
+ * database knows), most severe first: what fail_on_kev fails on.
  */
-async function flaggedVulnerabilities(): Promise<FindingFact[]> {
-  return [];
+async function kevVulnerabilities(db: Conn, refId: string): Promise<FindingFact[]> {
+  const rows = await db.selectFrom('findings').select(['rule_id', 'file_path', 'start_line', 'package_name', 'package_version', 'severity'])
+    .where('ref_id', '=', refId).where('state', '=', 'open').where(inKev())
+    .orderBy('severity_rank', 'desc').orderBy('id').execute();
+  return rows.map((row) => ({ label: findingLabel(row), severity: row.severity as Severity, kev: true }));
 }
 
 async function componentLicenses(db: Conn, refId: string): Promise<ComponentFact[]> {

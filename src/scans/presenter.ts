@@ -61,6 +61,9 @@ export function presentFinding(row: FindingWithAnalysis): FindingJson {
     help_uri: httpLink(row.help_uri),
     aliases: row.aliases ? (JSON.parse(row.aliases) as string[]) : [],
     fixed_versions: row.fixed_versions ? (JSON.parse(row.fixed_versions) as string[]) : null,
+    kev: Boolean(row.in_kev),
+    epss: row.epss_probability === null || row.epss_percentile === null ? null
+      : { probability: Number(row.epss_probability), percentile: Number(row.epss_percentile) },
     fingerprint: row.fingerprint, first_upload_id: row.first_upload_id,
     first_seen_at: row.created_at, updated_at: row.updated_at, fixed_at: row.fixed_at, reopened_at: row.reopened_at,
     fixed_upload_id: row.fixed_upload_id, reopened_upload_id: row.reopened_upload_id,

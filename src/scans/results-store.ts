@@ -5,6 +5,7 @@ import { paginate, type Page, type Paged } from '../db/page.js';
 import type { Severity } from './parsers/types.js';
 import { SEVERITY_RANK } from './parsers/severity.js';
 import { containsIgnoringCase } from '../db/like.js';
+import { epssPercentile, epssProbability, inKev } from '../advisories/priorities-store.js';
 
 export interface FindingFilters {
   state: 'open' | 'fixed' | 'dismissed' | 'all';
@@ -22,9 +23,16 @@ export interface FindingFilters {
   introducedIn?: string;
   fixedIn?: string;
   reopenedIn?: string;
+  /** true: only findings in the KEV catalogue; false: only those not in it. */
+  kev?: boolean;
+  sort?: 'severity' | 'epss';
 }
 
-export type FindingWithAnalysis = FindingRow & { tool: string; category: string; format: string };
+export type FindingWithAnalysis = FindingRow & {
+  tool: string; category: string; format: string;
+  /** Joined from kev_entries and epss_scores when read (advisories/priorities-store). */
+  in_kev: boolean | number; epss_probability: number | null; epss_percentile: number | null;
+};
 export type ComponentWithTool = ComponentRow & { tool: string };
 
 const SEVERITY_COLUMN = {
@@ -57,6 +65,7 @@ export function resultsStore(db: Kysely<Database>) {
       if (filters.introducedIn) query = query.where('findings.first_upload_id', '=', filters.introducedIn);
       if (filters.fixedIn) query = query.where('findings.fixed_upload_id', '=', filters.fixedIn);
       if (filters.reopenedIn) query = query.where('findings.reopened_upload_id', '=', filters.reopenedIn);
+      if (filters.kev !== undefined) query = query.where(filters.kev ? inKev() : sql<boolean>`not ${inKev()}`);
       if (filters.q) {
         const q = filters.q;
         query = query.where((eb) => eb.or(['findings.rule_id', 'findings.message', 'findings.file_path']
@@ -72,8 +81,11 @@ export function resultsStore(db: Kysely<Database>) {
             .whereRef('other.category', '=', 'analyses.category').whereRef('other.format', '=', 'analyses.format')))
           .where((eb) => eb.not(eb.exists(openInSameAnalysisOf(eb, refId))));
       }
-      const items = await query.selectAll('findings').select(['analyses.tool', 'analyses.category', 'analyses.format'])
-        .orderBy('findings.severity_rank', 'desc').orderBy('findings.id')
+      let ordered = query.selectAll('findings').select(['analyses.tool', 'analyses.category', 'analyses.format'])
+        .select([inKev().as('in_kev'), epssProbability().as('epss_probability'), epssPercentile().as('epss_percentile')]);
+      // Unscored findings last on both databases (PostgreSQL puts nulls first when descending).
+      if (filters.sort === 'epss') ordered = ordered.orderBy(sql`coalesce(${epssProbability()}, -1)`, 'desc');
+      const items = await ordered.orderBy('findings.severity_rank', 'desc').orderBy('findings.id')
         .limit(page.perPage).offset(page.offset).execute();
       const total = (vsBase ? null : await this.aggregateTotal(refId, filters))
         ?? Number((await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
@@ -83,7 +95,7 @@ export function resultsStore(db: Kysely<Database>) {
     /** Open findings (by severity and tool) and fixed ones are counted as uploads complete. */
     async aggregateTotal(refId: string, filters: FindingFilters): Promise<number | null> {
       if (filters.q || filters.state === 'all' || filters.state === 'dismissed' || (filters.state === 'fixed' && filters.severity)) return null;
-      if (filters.introducedIn || filters.fixedIn || filters.reopenedIn) return null;
+      if (filters.introducedIn || filters.fixedIn || filters.reopenedIn || filters.kev !== undefined) return null;
       let query = db.selectFrom('analyses').where('ref_id', '=', refId);
       if (filters.tool) query = query.where('tool', '=', filters.tool);
       const rows = await query.select(['open_critical', 'open_high', 'open_medium', 'open_low', 'open_info', 'fixed_total']).execute();

@@ -37,10 +37,10 @@ export const scanRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
 
   app.get('/repos/:id/findings', withCsv(listRoute({ tags, summary: "A repository's findings, most severe first; with Accept: text/csv every matching finding (all pages) as CSV", params: IdParams, querystring: FindingsQuery }, FindingSchema, 'Findings.', 404)),
     async (request, reply) => {
-      const { severity, tool, q, ref, vs_base: vsBase, introduced_in: introducedIn, fixed_in: fixedIn, reopened_in: reopenedIn } = request.query;
+      const { severity, tool, q, ref, vs_base: vsBase, introduced_in: introducedIn, fixed_in: fixedIn, reopened_in: reopenedIn, kev, sort } = request.query;
       // What an upload changed is asked about whatever happened to those findings since.
       const state = request.query.state ?? (introducedIn || fixedIn || reopenedIn ? 'all' : 'open');
-      const filters = { state, severity, tool, q, introducedIn, fixedIn, reopenedIn };
+      const filters = { state, severity, tool, q, introducedIn, fixedIn, reopenedIn, kev, sort };
       const load = (page: Page) => scans.findings(request.actor!, request.params.id, ref, filters, vsBase, page);
       if (wantsCsv(request)) {
         const csv = await findingsCsv(load, presentFinding);

@@ -93,6 +93,8 @@ export const FindingSchema = Type.Object({
   help_uri: Nullable(Type.String()),
   aliases: Type.Array(Type.String(), { description: "A vulnerability's other ids (CVE, GHSA, ...), for findings matched from advisories." }),
   fixed_versions: Nullable(Type.Array(Type.String(), { description: 'The nearest fixed versions above the installed one, for findings matched from advisories.' })),
+  kev: Type.Boolean({ description: 'In the CISA KEV catalogue (known to be exploited), through the rule id or an alias known to the advisory database.' }),
+  epss: Nullable(Type.Object({ probability: Type.Number(), percentile: Type.Number() }, { description: "FIRST EPSS score of the finding's highest-scored CVE; null when none is scored." })),
   fingerprint: Type.String(),
   first_upload_id: Type.String(),
   first_seen_at: Time,
@@ -154,6 +156,8 @@ export const FindingsQuery = Type.Object({
   introduced_in: Type.Optional(Type.String({ maxLength: 64, description: 'An upload id: the findings it reported first (new). Reopened ones are not new: see reopened_in.' })),
   fixed_in: Type.Optional(Type.String({ maxLength: 64, description: 'An upload id: the findings it fixed that are still fixed (a finding that came back is no longer listed here).' })),
   reopened_in: Type.Optional(Type.String({ maxLength: 64, description: "An upload id: the fixed findings it reported again (each finding's latest reopening)." })),
+  kev: Type.Optional(Type.Boolean({ description: 'true: only findings in the CISA KEV catalogue; false: only those not in it.' })),
+  sort: Type.Optional(Type.Enum(['severity', 'epss'], { description: 'Default severity (most severe first); epss: highest EPSS probability first, unscored last.' })),
 });
 
 export const ComponentsQuery = Type.Object({

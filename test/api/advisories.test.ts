@@ -101,7 +101,7 @@ describe.each(DB_KINDS)('advisories on %s', (kind) => {
     const first = await importAdvisories([LODASH, REQUESTS, { id: 'BROKEN-1' }, osv('BAD-2', { modified: 'last tuesday' })]);
     expect(first.statusCode, first.body).toBe(200);
     expect(first.json()).toEqual({
-      added: 2, updated: 0, withdrawn: 0, unchanged: 0, rematch_queued: 0,
+      added: 2, updated: 0, withdrawn: 0, unchanged: 0, rematch_queued: 0, kev: null, epss: null,
       rejected: [{ file: 'body[2]', reason: '"modified" is missing' }, { file: 'body[3]', reason: '"modified" is not an RFC 3339 timestamp' }],
     });
     expect((await importAdvisories(LODASH)).json()).toMatchObject({ added: 0, unchanged: 1 });

@@ -250,7 +250,7 @@ describe.each(DB_KINDS)('policies and gates on %s', (kind) => {
       expect(both.gate.violations).toEqual([expect.objectContaining({ rule: 'licenses.deny', count: 1, examples: ['pkg:npm/both@1.0.0 (MIT AND GPL-3.0-or-later)'] })]);
     });
 
-    it('accepts fail_on_kev, which finds nothing until advisories flag findings', async () => {
+    it('accepts fail_on_kev, which passes while no open finding is in the KEV catalogue', async () => {
       const repoId = await newRepo();
       await putRepoPolicy(repoId, { fail_on_kev: true });
       expect((await processed(repoId, results(CRITICAL))).gate).toEqual({ status: 'pass', violations: [] });

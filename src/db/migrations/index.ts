@@ -11,6 +11,7 @@ import * as findingCommitOccurrences from './0012_finding_commit_occurrences.js'
 import * as advisories from './0013_advisories.js';
 import * as triage from './0014_triage.js';
 import * as partialChangeIndexes from './0015_partial_change_indexes.js';
+import * as vulnerabilityPriorities from './0016_vulnerability_priorities.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0013_advisories': advisories,
   '0014_triage': triage,
   '0015_partial_change_indexes': partialChangeIndexes,
+  '0016_vulnerability_priorities': vulnerabilityPriorities,
 };
 
 export const migrationProvider: MigrationProvider = {

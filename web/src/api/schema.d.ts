@@ -2951,6 +2951,10 @@ export interface paths {
                     fixed_in?: string;
                     /** @description An upload id: the fixed findings it reported again (each finding's latest reopening). */
                     reopened_in?: string;
+                    /** @description true: only findings in the CISA KEV catalogue; false: only those not in it. */
+                    kev?: boolean;
+                    /** @description Default severity (most severe first); epss: highest EPSS probability first, unscored last. */
+                    sort?: "severity" | "epss";
                 };
                 header?: never;
                 path: {
@@ -3003,6 +3007,12 @@ export interface paths {
                             /** @description A vulnerability's other ids (CVE, GHSA, ...), for findings matched from advisories. */
                             aliases: string[];
                             fixed_versions: string[] | null;
+                            /** @description In the CISA KEV catalogue (known to be exploited), through the rule id or an alias known to the advisory database. */
+                            kev: boolean;
+                            epss: {
+                                probability: number;
+                                percentile: number;
+                            } | null;
                             fingerprint: string;
                             first_upload_id: string;
                             /** Format: date-time */
@@ -3688,6 +3698,12 @@ export interface paths {
                             /** @description A vulnerability's other ids (CVE, GHSA, ...), for findings matched from advisories. */
                             aliases: string[];
                             fixed_versions: string[] | null;
+                            /** @description In the CISA KEV catalogue (known to be exploited), through the rule id or an alias known to the advisory database. */
+                            kev: boolean;
+                            epss: {
+                                probability: number;
+                                percentile: number;
+                            } | null;
                             fingerprint: string;
                             first_upload_id: string;
                             /** Format: date-time */
@@ -3812,6 +3828,12 @@ export interface paths {
                             /** @description A vulnerability's other ids (CVE, GHSA, ...), for findings matched from advisories. */
                             aliases: string[];
                             fixed_versions: string[] | null;
+                            /** @description In the CISA KEV catalogue (known to be exploited), through the rule id or an alias known to the advisory database. */
+                            kev: boolean;
+                            epss: {
+                                probability: number;
+                                percentile: number;
+                            } | null;
                             fingerprint: string;
                             first_upload_id: string;
                             /** Format: date-time */
@@ -4578,7 +4600,7 @@ export interface paths {
                             };
                             /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
                             fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
-                            /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                            /** @description Fail when an open finding is in the CISA KEV catalogue (by its rule id or an alias the advisory database knows). */
                             fail_on_kev?: boolean;
                             /** @description Fail when a finding of this severity has been open longer than this many days. */
                             max_age_days?: {
@@ -4645,7 +4667,7 @@ export interface paths {
                         };
                         /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
                         fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
-                        /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                        /** @description Fail when an open finding is in the CISA KEV catalogue (by its rule id or an alias the advisory database knows). */
                         fail_on_kev?: boolean;
                         /** @description Fail when a finding of this severity has been open longer than this many days. */
                         max_age_days?: {
@@ -4687,7 +4709,7 @@ export interface paths {
                             };
                             /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
                             fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
-                            /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                            /** @description Fail when an open finding is in the CISA KEV catalogue (by its rule id or an alias the advisory database knows). */
                             fail_on_kev?: boolean;
                             /** @description Fail when a finding of this severity has been open longer than this many days. */
                             max_age_days?: {
@@ -4812,7 +4834,7 @@ export interface paths {
                             };
                             /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
                             fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
-                            /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                            /** @description Fail when an open finding is in the CISA KEV catalogue (by its rule id or an alias the advisory database knows). */
                             fail_on_kev?: boolean;
                             /** @description Fail when a finding of this severity has been open longer than this many days. */
                             max_age_days?: {
@@ -4881,7 +4903,7 @@ export interface paths {
                         };
                         /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
                         fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
-                        /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                        /** @description Fail when an open finding is in the CISA KEV catalogue (by its rule id or an alias the advisory database knows). */
                         fail_on_kev?: boolean;
                         /** @description Fail when a finding of this severity has been open longer than this many days. */
                         max_age_days?: {
@@ -4925,7 +4947,7 @@ export interface paths {
                             };
                             /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
                             fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
-                            /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                            /** @description Fail when an open finding is in the CISA KEV catalogue (by its rule id or an alias the advisory database knows). */
                             fail_on_kev?: boolean;
                             /** @description Fail when a finding of this severity has been open longer than this many days. */
                             max_age_days?: {
@@ -5068,7 +5090,7 @@ export interface paths {
                                 };
                                 /** @description Fail when the upload judged brought a new or reopened finding of this severity or worse. */
                                 fail_on_new?: ("critical" | "high" | "medium" | "low" | "info") | null;
-                                /** @description Fail when an open vulnerability is in the KEV catalogue (once advisories are matched). */
+                                /** @description Fail when an open finding is in the CISA KEV catalogue (by its rule id or an alias the advisory database knows). */
                                 fail_on_kev?: boolean;
                                 /** @description Fail when a finding of this severity has been open longer than this many days. */
                                 max_age_days?: {
@@ -6339,6 +6361,8 @@ export interface paths {
                             }[];
                             /** @description Repository refs queued to be matched again because advisories of their packages changed. */
                             rematch_queued: number;
+                            kev: number | null;
+                            epss: number | null;
                         };
                     };
                 };

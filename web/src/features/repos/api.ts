@@ -132,6 +132,7 @@ export function useComponentAdvisories(repoId: string, ref: string) {
           params: { path: { id: repoId }, query: { tool: 'advisories', state: 'open', page, per_page: 100, ...refQuery(ref) } },
           signal,
         }));
+        if (!Array.isArray(data)) throw new Error('The findings list did not answer JSON.');
         for (const finding of data) {
           const purl = finding.package?.purl;
           if (purl) byPurl.set(purl, [...(byPurl.get(purl) ?? []), finding]);

@@ -1,0 +1,57 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { KevEntry } from './kev.js';
+import type { EpssScore } from './epss.js';
+
+/** Rows per INSERT: well under either database's limit on bound parameters. */
+const CHUNK = 1000;
+
+/**
+ * KEV and EPSS are published as whole snapshots (a CVE dropped from one is no longer listed), so an
+ * import replaces the table in one transaction: readers see the old snapshot or the new one.
+ */
+export function priorityStore(db: Kysely<Database>) {
+  return {
+    async replaceKev(entries: KevEntry[]): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('kev_entries').execute();
+        for (let i = 0; i < entries.length; i += CHUNK) await trx.insertInto('kev_entries').values(entries.slice(i, i + CHUNK)).execute();
+      });
+    },
+
+    async replaceEpss(scores: EpssScore[]): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('epss_scores').execute();
+        for (let i = 0; i < scores.length; i += CHUNK) await trx.insertInto('epss_scores').values(scores.slice(i, i + CHUNK)).execute();
+      });
+    },
+  };
+}
+
+/**
+ * The names a finding goes by, as SQL: its rule id, the aliases of the advisory that id names, and
+ * the names of any advisory listing the id as an alias (a scanner's GHSA id whose OSV record is a
+ * PYSEC one aliasing the CVE). Findings matched from advisories have the advisory's id as rule id,
+ * so their stored aliases are among these. Every step is an indexed probe of advisory_aliases.
+ */
+function namesOf(ruleId: string): RawBuilder<unknown> {
+  const rule = sql.ref(ruleId);
+  return sql`select ${rule} union select a.alias from advisory_aliases a where a.advisory_id = ${rule}
+    union select b.alias from advisory_aliases b where b.advisory_id in (select c.advisory_id from advisory_aliases c where c.alias = ${rule})
+    union select d.advisory_id from advisory_aliases d where d.alias = ${rule}`;
+}
+
+/** True when any name of the finding is in the KEV catalogue. */
+export function inKev(ruleId = 'findings.rule_id'): RawBuilder<boolean> {
+  return sql<boolean>`exists (select 1 from kev_entries k where k.cve in (${namesOf(ruleId)}))`;
+}
+
+/** The highest EPSS probability among the finding's names, null when none is scored. */
+export function epssProbability(ruleId = 'findings.rule_id'): RawBuilder<number | null> {
+  return sql<number | null>`(select max(e.probability) from epss_scores e where e.cve in (${namesOf(ruleId)}))`;
+}
+
+/** The percentile of that highest-scored name (within one snapshot percentile rises with probability). */
+export function epssPercentile(ruleId = 'findings.rule_id'): RawBuilder<number | null> {
+  return sql<number | null>`(select max(e.percentile) from epss_scores e where e.cve in (${namesOf(ruleId)}))`;
+}
