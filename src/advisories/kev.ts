@@ -1,16 +1,11 @@
+import type { KevEntriesTable } from '../db/schema.js';
+
 /**
  * The CISA Known Exploited Vulnerabilities catalogue (known_exploited_vulnerabilities.json). Pure.
  * Told apart from OSV by its shape: an object with `catalogVersion` and a `vulnerabilities` array.
  */
-export interface KevEntry {
-  cve: string;
-  vendor_project: string;
-  product: string;
-  vulnerability_name: string;
-  date_added: string;
-  due_date: string | null;
-  known_ransomware_campaign_use: string | null;
-}
+/** A catalogue entry is stored as it is read: one row of kev_entries. */
+export type KevEntry = KevEntriesTable;
 
 export interface KevCatalogue {
   version: string;
