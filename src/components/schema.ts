@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../http/pagination.js';
-import { Nullable } from '../http/schemas.js';
+import { NamedRef, Nullable } from '../http/schemas.js';
 
 export const ComponentAcrossSchema = Type.Object({
   id: Type.String(),
@@ -9,8 +9,8 @@ export const ComponentAcrossSchema = Type.Object({
   purl: Nullable(Type.String()),
   type: Nullable(Type.String()),
   tool: Type.String({ description: 'The SBOM generator that reported it.' }),
-  repository: Type.Object({ id: Type.String(), name: Type.String() }),
-  org: Type.Object({ id: Type.String(), name: Type.String() }),
+  repository: NamedRef,
+  org: NamedRef,
   ref: Type.String({ description: 'The ref whose SBOM lists it, as ?ref= names it.' }),
 }, { title: 'ComponentUse' });
 export type ComponentAcrossJson = Static<typeof ComponentAcrossSchema>;

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Time } from '../http/schemas.js';
+import { Time } from '../http/schemas.js';
+import { ProfileFields } from '../users/schema.js';
 
 const Role = Type.Union([Type.Literal('owner'), Type.Literal('member')], {
   description: 'owner: may change the organization, its repositories, teams and members. member: reads and uploads.',
@@ -7,9 +8,7 @@ const Role = Type.Union([Type.Literal('owner'), Type.Literal('member')], {
 
 export const MemberSchema = Type.Object({
   user_id: Type.String(),
-  login: Type.String(),
-  name: Nullable(Type.String()),
-  avatar_url: Nullable(Type.String()),
+  ...ProfileFields,
   role: Role,
   joined_at: Time,
 }, { title: 'Member' });

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../http/pagination.js';
-import { Time } from '../http/schemas.js';
+import { Timestamps } from '../http/schemas.js';
 import { DescriptionField, NameField } from './names.js';
 
 export const OrgSchema = Type.Object({
@@ -8,8 +8,7 @@ export const OrgSchema = Type.Object({
   name: Type.String(),
   description: Type.String(),
   repo_count: Type.Integer({ minimum: 0 }),
-  created_at: Time,
-  updated_at: Time,
+  ...Timestamps,
 }, { title: 'Organization' });
 export type OrgJson = Static<typeof OrgSchema>;
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PageQuery } from '../http/pagination.js';
-import { Nullable, Time } from '../http/schemas.js';
+import { Nullable, Time, Timestamps } from '../http/schemas.js';
 import { NameField } from '../orgs/names.js';
 
 const ScanSummarySchema = Type.Object({
@@ -19,8 +19,7 @@ export const RepoSchema = Type.Object({
   name: Type.String(),
   url: Nullable(Type.String()),
   default_branch: Nullable(Type.String()),
-  created_at: Time,
-  updated_at: Time,
+  ...Timestamps,
   scan: ScanSummarySchema,
 }, { title: 'Repository' });
 export type RepoJson = Static<typeof RepoSchema>;

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Time } from '../http/schemas.js';
+import { Timestamps } from '../http/schemas.js';
 import { DescriptionField, NameField } from '../orgs/names.js';
 
 const MAX_TEAM_MEMBERS = 1000;
@@ -10,8 +10,7 @@ export const TeamSchema = Type.Object({
   name: Type.String(),
   description: Type.String(),
   members: Type.Array(Type.String(), { description: 'User ids.' }),
-  created_at: Time,
-  updated_at: Time,
+  ...Timestamps,
 }, { title: 'Team' });
 export type TeamJson = Static<typeof TeamSchema>;
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Time } from '../http/schemas.js';
+import { Nullable, Time, Timestamps } from '../http/schemas.js';
 import { SEVERITIES } from '../scans/parsers/types.js';
 import { WEBHOOK_EVENTS } from './events.js';
 import { FORMAT_NAMES } from './formats/index.js';
@@ -18,8 +18,7 @@ export const WebhookSchema = Type.Object({
   format: Type.Enum(FORMAT_NAMES),
   active: Type.Boolean(),
   repository_ids: Nullable(Type.Array(Type.String())),
-  created_at: Time,
-  updated_at: Time,
+  ...Timestamps,
 }, { title: 'Webhook', description: 'The secret is write-only: it is never returned.' });
 export type WebhookJson = Static<typeof WebhookSchema>;
 

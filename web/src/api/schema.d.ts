@@ -289,8 +289,8 @@ export interface paths {
                             id: string;
                             login: string;
                             name: string | null;
-                            email: string | null;
                             avatar_url: string | null;
+                            email: string | null;
                             is_admin: boolean;
                             provider: {
                                 id: string;
@@ -357,8 +357,8 @@ export interface paths {
                             id: string;
                             login: string;
                             name: string | null;
-                            email: string | null;
                             avatar_url: string | null;
+                            email: string | null;
                             is_admin: boolean;
                             provider: {
                                 id: string;

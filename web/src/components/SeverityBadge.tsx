@@ -1,13 +1,9 @@
 import { SEVERITY_LABEL, type Severity } from '../lib/severity';
+import { Pill } from './Pill';
 
-/** A severity in words on its tinted colour; the word carries the meaning, the colour helps scan. */
+/** A severity in words on its tinted colour. */
 export function SeverityBadge({ severity }: { severity: Severity }) {
-  return (
-    <span className={`sev sev-${severity}`}>
-      <span className="sev-mark" aria-hidden="true" />
-      {SEVERITY_LABEL[severity]}
-    </span>
-  );
+  return <Pill className={`sev sev-${severity}`} mark="sev-mark">{SEVERITY_LABEL[severity]}</Pill>;
 }
 
 /** A count in a severity column: tinted when there is something to look at, muted at zero. */

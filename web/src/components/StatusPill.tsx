@@ -1,11 +1,7 @@
 import type { ScanState } from '../api/types';
 import { SCAN_STATE_LABEL } from '../lib/scan-state';
+import { Pill } from './Pill';
 
 export function StatusPill({ state }: { state: ScanState }) {
-  return (
-    <span className={`status status-${state}`}>
-      <span className="status-dot" aria-hidden="true" />
-      {SCAN_STATE_LABEL[state]}
-    </span>
-  );
+  return <Pill className={`status status-${state}`}>{SCAN_STATE_LABEL[state]}</Pill>;
 }

@@ -1,17 +1,13 @@
 import type { Gate } from '../../api/types';
 import { DataTable, type Column } from '../../components/DataTable';
+import { Pill } from '../../components/Pill';
 import { formatNumber } from '../../lib/format';
 
 const GATE_LABEL: Record<Gate['status'], string> = { pass: 'Passing', warn: 'Warning', fail: 'Failing' };
 
 /** A gate's verdict in a word and a colour (the word always there). */
 export function GatePill({ status }: { status: Gate['status'] }) {
-  return (
-    <span className={`status gate-${status}`}>
-      <span className="status-dot" aria-hidden="true" />
-      {GATE_LABEL[status]}
-    </span>
-  );
+  return <Pill className={`status gate-${status}`}>{GATE_LABEL[status]}</Pill>;
 }
 
 type Violation = Gate['violations'][number];

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient, type InvalidateQueryFilters, type QueryKey } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
 import { queryKeys } from '../../api/query-keys';
 import type { Policy, RepoPolicy } from '../../api/types';
@@ -25,25 +25,31 @@ export function useRepoGate(repoId: string) {
   });
 }
 
-/** A new org policy changes every inheriting repository's gate: those are read again too. */
-export function useSetOrgPolicy(orgId: string) {
+/** Saving a policy keeps the answer as the policy read, then reads again the gates it changes. */
+function useSavePolicy<B, T>(save: (body: B) => Promise<T>, policyKey: QueryKey, gates: InvalidateQueryFilters) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: async (body: Policy) => (await call(api.PUT('/api/v1/orgs/{id}/policy', { params: { path: { id: orgId } }, body }))).data,
+    mutationFn: save,
     onSuccess: (saved) => {
-      client.setQueryData(queryKeys.orgPolicy(orgId), saved);
-      return client.invalidateQueries({ predicate: (q) => q.queryKey[0] === 'repos' && q.queryKey[3] === 'gate' });
+      client.setQueryData(policyKey, saved);
+      return client.invalidateQueries(gates);
     },
   });
 }
 
+/** A new org policy changes every inheriting repository's gate: those are read again too. */
+export function useSetOrgPolicy(orgId: string) {
+  return useSavePolicy(
+    async (body: Policy) => (await call(api.PUT('/api/v1/orgs/{id}/policy', { params: { path: { id: orgId } }, body }))).data,
+    queryKeys.orgPolicy(orgId),
+    { predicate: (q) => q.queryKey[0] === 'repos' && q.queryKey[3] === 'gate' },
+  );
+}
+
 export function useSetRepoPolicy(repoId: string) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async (body: RepoPolicy) => (await call(api.PUT('/api/v1/repos/{id}/policy', { params: { path: { id: repoId } }, body }))).data,
-    onSuccess: (saved) => {
-      client.setQueryData(queryKeys.repoPolicy(repoId), saved);
-      return client.invalidateQueries({ queryKey: queryKeys.repoGate(repoId) });
-    },
-  });
+  return useSavePolicy(
+    async (body: RepoPolicy) => (await call(api.PUT('/api/v1/repos/{id}/policy', { params: { path: { id: repoId } }, body }))).data,
+    queryKeys.repoPolicy(repoId),
+    { queryKey: queryKeys.repoGate(repoId) },
+  );
 }

@@ -1,5 +1,6 @@
 import { messageOf } from '../../api/client';
 import type { ScanStatus, Upload } from '../../api/types';
+import { Card } from '../../components/Card';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { SeverityChart } from '../../components/SeverityChart';
 import { Time } from '../../components/Time';
@@ -14,24 +15,13 @@ export function RepoOverview({ repoId, status, uploads, canManage }: { repoId: s
   const latest = uploads[0];
   return (
     <div className="overview-grid">
-      <section className="card" aria-labelledby="open-title">
-        <div className="card-head">
-          <h2 id="open-title" className="card-title">Open findings</h2>
-          <span className="big-number">{formatNumber(status.findings.open)}</span>
-        </div>
+      <Card id="open-title" title="Open findings" aside={<span className="big-number">{formatNumber(status.findings.open)}</span>}>
         <SeverityChart counts={countsOf(status)} />
-      </section>
-      <section className="card" aria-labelledby="trend-title">
-        <div className="card-head">
-          <h2 id="trend-title" className="card-title">Trend</h2>
-          <span className="muted">open findings per upload</span>
-        </div>
+      </Card>
+      <Card id="trend-title" title="Trend" aside={<span className="muted">open findings per upload</span>}>
         <TrendChart points={openFindingsTrend(uploads)} />
-      </section>
-      <section className="card" aria-labelledby="scan-title">
-        <div className="card-head">
-          <h2 id="scan-title" className="card-title">Scans</h2>
-        </div>
+      </Card>
+      <Card id="scan-title" title="Scans">
         <dl className="facts">
           <div><dt>Last completed</dt><dd><Time iso={status.last_completed_at} fallback="never" /></dd></div>
           <div><dt>Components</dt><dd>{formatNumber(status.components)}</dd></div>
@@ -40,7 +30,7 @@ export function RepoOverview({ repoId, status, uploads, canManage }: { repoId: s
           )}
         </dl>
         {status.analyses.length > 0 && <Analyses repoId={repoId} status={status} canManage={canManage} />}
-      </section>
+      </Card>
     </div>
   );
 }

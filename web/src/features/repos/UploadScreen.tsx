@@ -1,6 +1,7 @@
 import { Link, useParams } from 'react-router';
 import type { Upload } from '../../api/types';
 import { NotFound } from '../../components/NotFound';
+import { Card } from '../../components/Card';
 import { PageHeader } from '../../components/PageHeader';
 import { Pagination } from '../../components/Pagination';
 import { PageSkeleton, TableSkeleton } from '../../components/Skeleton';
@@ -56,13 +57,9 @@ function UploadScreen({ repoId, uploadId }: { repoId: string; uploadId: string }
             </p>
           </PageHeader>
           {u.gate && (
-            <section className="card section" aria-labelledby="gate-title">
-              <div className="card-head">
-                <h2 id="gate-title" className="card-title">Gate</h2>
-                <GatePill status={u.gate.status} />
-              </div>
+            <Card id="gate-title" title="Gate" className="section" aside={<GatePill status={u.gate.status} />}>
               <GateViolations gate={u.gate} caption="What the gate found in this upload" />
-            </section>
+            </Card>
           )}
           {u.vs_base && <VsBaseNotice repoId={repoId} gitRef={u.ref} baseRef={u.base_ref} counts={u.vs_base} />}
           {u.status === 'failed' && <div className="notice notice-error" role="alert"><strong>Processing failed.</strong> {u.error ?? 'No reason was recorded.'}</div>}

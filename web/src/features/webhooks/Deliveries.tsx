@@ -1,5 +1,6 @@
 import type { WebhookDelivery } from '../../api/types';
 import { ACTIONS_HEADER, DataTable, type Column } from '../../components/DataTable';
+import { Pill } from '../../components/Pill';
 import { ProblemNotice } from '../../components/ProblemNotice';
 import { TableSkeleton } from '../../components/Skeleton';
 import { EmptyState, Loaded } from '../../components/States';
@@ -30,7 +31,7 @@ export function Deliveries({ orgId, hookId }: { orgId: string; hookId: string })
   const redeliver = useRedeliver(orgId, hookId);
   const columns: Column<WebhookDelivery>[] = [
     { id: 'event', header: 'Event', rowHeader: true, className: 'mono', cell: (d) => <>{d.event}<span className="cell-sub"><Time iso={d.created_at} /></span></> },
-    { id: 'status', header: 'Status', cell: (d) => <span className={`status ${STATUS_CLASS[d.status]}`}><span className="status-dot" aria-hidden="true" />{STATUS_LABEL[d.status]}</span> },
+    { id: 'status', header: 'Status', cell: (d) => <Pill className={`status ${STATUS_CLASS[d.status]}`}>{STATUS_LABEL[d.status]}</Pill> },
     { id: 'attempts', header: 'Attempts', className: 'num', cell: (d) => d.attempts },
     { id: 'answer', header: 'Last answer', cell: (d) => <Answer d={d} /> },
     { id: 'next', header: 'Next attempt', cell: (d) => <Time iso={d.next_attempt_at} fallback="—" /> },
