@@ -6,14 +6,9 @@ import { announceSettled } from '../scans/settled.js';
 import type { RefName } from '../refs/ref-name.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import type { Gate } from './types.js';
-import { gateFacts, policyStore, recordGate, refIdOf, uploadChanges } from './store.js';
+import type { SeverityChanges } from '../scans/severity.js';
+import { gateFacts, policyStore, recordGate, refIdOf } from './store.js';
 
-/**
- * Judges a completing upload against its repository's policy as its ref (branch, tag or pull
- * request) now stands, inside the transaction
- * that applies the upload, so the upload is never seen complete without its gate (or its changes
- * by severity, which CI prints); requests waiting on other instances hear of it at commit.
- */
 /** gate.failed, written with the verdict so a hook hears of every failed gate and of nothing else. */
 async function enqueueGateFailed(trx: Transaction<Database>, upload: UploadRow, gate: Gate): Promise<void> {
   const repo = await trx.selectFrom('repos').select('org_id').where('id', '=', upload.repository_id).executeTakeFirst();
@@ -27,9 +22,15 @@ async function enqueueGateFailed(trx: Transaction<Database>, upload: UploadRow, 
   });
 }
 
-export async function judgeUpload(trx: Transaction<Database>, dialect: Dialect, upload: UploadRow): Promise<void> {
+/**
+ * Judges a completing upload against its repository's policy as its ref (branch, tag or pull
+ * request) now stands, inside the transaction that applies the upload, so the upload is never seen
+ * complete without its gate (or its changes by severity, which CI prints); requests waiting on other
+ * instances hear of it at commit. `counted`: what ingest opened, reopened and fixed as it applied it.
+ */
+export async function judgeUpload(trx: Transaction<Database>, dialect: Dialect, upload: UploadRow, counted: SeverityChanges): Promise<void> {
   const { document } = await policyStore(trx).effectivePolicy(upload.repository_id);
-  const changes = await uploadChanges(trx, upload);
+  const changes = { upload, ...counted };
   const refId = await refIdOf(trx, upload.repository_id, { kind: upload.ref_kind as RefName['kind'], name: upload.ref_name });
   const facts = await gateFacts(trx, refId, document, changes, new Date());
   const gate = evaluateGate(document, facts);

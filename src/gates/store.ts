@@ -1,7 +1,7 @@
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { Database, UploadRow } from '../db/schema.js';
 import type { Severity } from '../scans/parsers/types.js';
-import { zeroCounts, type SeverityCounts } from '../scans/severity.js';
+import type { SeverityChanges } from '../scans/severity.js';
 import { SEVERITY_RANK } from '../scans/parsers/severity.js';
 import type { ComponentFact, FindingFact, GateFacts, Tally } from './evaluate.js';
 import type { Gate, Policy } from './types.js';
@@ -103,36 +103,11 @@ export async function gateFacts(db: Conn, refId: string | undefined, policy: Pol
 }
 
 /** What an upload changed: findings it opened, reopened and fixed, counted per severity. */
-export interface UploadChanges {
+export interface UploadChanges extends SeverityChanges {
   upload: UploadRow;
-  new: SeverityCounts;
-  reopened: SeverityCounts;
-  fixed: SeverityCounts;
 }
 
 type ChangedFindings = ExpressionBuilder<Database, 'findings' | 'analyses'>;
-
-/**
- * Read back after the upload was applied, from its analyses: a finding it reopened or fixed carries
- * the time its analysis was applied. For a pull request these are its changes since its previous
- * push (what CI prints); fail_on_new judges it against its base instead (broughtAgainstBase).
- */
-export async function uploadChanges(db: Conn, upload: UploadRow): Promise<UploadChanges> {
-  const rows = await changedBy(db, upload)
-    .select((eb) => ['findings.severity', 'findings.state', eb('findings.first_upload_id', '=', upload.id).as('first'), eb.fn.countAll<number>().as('n')])
-    .where((eb) => eb.or([
-      broughtBy(eb, upload),
-      eb.and([eb('findings.state', '=', 'fixed'), eb('findings.fixed_at', '=', eb.ref('analyses.completed_at'))]),
-    ]))
-    .groupBy(['findings.severity', 'findings.state', 'first'])
-    .execute();
-  const changes: UploadChanges = { upload, new: zeroCounts(), reopened: zeroCounts(), fixed: zeroCounts() };
-  for (const row of rows) {
-    const kind = row.state === 'fixed' ? 'fixed' : Number(row.first) === 1 || row.first === true ? 'new' : 'reopened';
-    if (row.severity in changes[kind]) changes[kind][row.severity as Severity] += Number(row.n);
-  }
-  return changes;
-}
 
 function changedBy(db: Conn, upload: UploadRow) {
   return db.selectFrom('findings')

@@ -1,13 +1,13 @@
 import type { RefRow, UploadRow } from '../db/schema.js';
 import type { Db } from '../db/index.js';
-import type { NormalisedAnalysis, NormalisedFinding, NormalisedScan, ScanFormat } from './parsers/types.js';
+import type { NormalisedAnalysis, NormalisedFinding, NormalisedScan, ScanFormat, Severity } from './parsers/types.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
 import { fingerprintDistinct, type DistinctFindings } from './fingerprint.js';
 import { holdsClaim } from './upload-store.js';
 import { refreshRefState, refreshRefTotals } from './status-store.js';
 import { trackingStore, type ExistingFinding, type FindingDetails, type IngestDismissal, type NewFinding, type TrackingStore } from './tracking-store.js';
-import { zeroCounts } from './severity.js';
+import { noChanges, zeroCounts, type SeverityChanges } from './severity.js';
 import { SEVERITY_RANK } from './parsers/severity.js';
 import { judgeUpload } from '../gates/judge.js';
 import { suppressionMatcher } from '../suppressions/match.js';
@@ -49,12 +49,13 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
     const base = pullRequest && upload.base_ref !== null ? (await store.baseRef(upload.repository_id, upload.base_ref)) ?? null : null;
     const total: ImportCounts = { new: 0, fixed: 0, reopened: 0, unchanged: 0, findings: 0, components: 0 };
     const vsBase: VsBase = { new: 0, fixed: 0 };
+    const changes = noChanges();
     const dismissed = await store.dismissedFingerprints(upload.repository_id);
     const rules = (await store.activeSuppressions(upload.repository_id, now())).map((rule) => ({ rule, matches: suppressionMatcher(rule) }));
     for (const analysis of scan.analyses) {
       const distinct = fingerprintDistinct(analysis.findings);
       const incoming = distinct.findings;
-      const counts = await applyAnalysis(store, upload, ref, scan.format, analysis, distinct, dismissed, rules);
+      const counts = await applyAnalysis(store, upload, ref, scan.format, analysis, distinct, dismissed, rules, changes);
       for (const key of Object.keys(total) as (keyof ImportCounts)[]) total[key] += counts[key];
       if (pullRequest) {
         const against = await compareWithBase(store, base, upload, scan.format, analysis, incoming, dismissed);
@@ -72,7 +73,7 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
       // A ref that never had a vulnerable component gets no empty advisories analysis.
       const hasAnalysis = matches.analysis.findings.length > 0
         || (await store.analysis(ref.id, ADVISORIES.tool, ADVISORIES.category, ADVISORIES.format)) !== undefined;
-      const counts = !hasAnalysis ? null : await applyAnalysis(store, { ...upload, category: ADVISORIES.category }, ref, ADVISORIES.format, matches.analysis, fingerprintDistinct(matches.analysis.findings), dismissed, rules);
+      const counts = !hasAnalysis ? null : await applyAnalysis(store, { ...upload, category: ADVISORIES.category }, ref, ADVISORIES.format, matches.analysis, fingerprintDistinct(matches.analysis.findings), dismissed, rules, changes);
       if (counts) for (const key of ['new', 'fixed', 'reopened', 'unchanged', 'findings'] as const) total[key] += counts[key];
     }
     const at = now();
@@ -87,7 +88,7 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
     if (pullRequest) await store.setBaseRef(ref.id, upload.base_ref);
     await refreshRefTotals(trx, ref.id);
     await refreshRefState(trx, upload, { lastCompletedAt: at });
-    await judgeUpload(trx, db.dialect, upload);
+    await judgeUpload(trx, db.dialect, upload, changes);
     await enqueueUploadCompleted(trx, upload, total);
     return total;
   });
@@ -95,7 +96,7 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
 
 async function applyAnalysis(
   store: TrackingStore, upload: UploadRow, ref: RefRow, format: ScanFormat, parsed: NormalisedAnalysis, distinct: DistinctFindings,
-  dismissed: Set<string>, rules: Suppressing[],
+  dismissed: Set<string>, rules: Suppressing[], changes: SeverityChanges,
 ): Promise<ImportCounts> {
   const at = now();
   const incoming = distinct.findings;
@@ -134,7 +135,7 @@ async function applyAnalysis(
     for (const d of arriving) dismissed.add(d.fingerprint);
   }
   const existing = current ? await store.existingFindings(analysisId) : [];
-  const { fixedTotalChange, ...diff } = await trackFindings(store, upload, ref.id, analysisId, distinct, existing, dismissed, at);
+  const { fixedTotalChange, ...diff } = await trackFindings(store, upload, ref.id, analysisId, distinct, existing, dismissed, at, changes);
   Object.assign(counts, diff);
   const dependsOn = new Map(parsed.dependencies.map((d) => [d.ref, d.dependsOn]));
   await store.replaceComponents(analysisId, parsed.components.map((c) => ({
@@ -178,11 +179,12 @@ async function compareWithBase(
 /**
  * A dismissed fingerprint (`dismissed`: the repository's dismissals) comes in dismissed, whether new,
  * returning or open until now, and is counted neither new nor reopened; one that disappears is fixed
- * like any other but not counted as fixed by this upload, since nobody was waiting for it.
+ * like any other but not counted as fixed by this upload, since nobody was waiting for it. Adds what
+ * it opened, reopened and fixed to `changes`, per severity, so the gate needs no query to count them.
  */
 async function trackFindings(
   store: TrackingStore, upload: UploadRow, refId: string, analysisId: string,
-  { findings: incoming, repeats }: DistinctFindings, existing: ExistingFinding[], dismissed: ReadonlySet<string>, at: string,
+  { findings: incoming, repeats }: DistinctFindings, existing: ExistingFinding[], dismissed: ReadonlySet<string>, at: string, changes: SeverityChanges,
 ): Promise<Pick<ImportCounts, 'new' | 'fixed' | 'reopened' | 'unchanged'> & { fixedTotalChange: number }> {
   const known = new Map(existing.map((f) => [f.fingerprint, f]));
   const gone = existing.filter((f) => f.state !== 'fixed' && !incoming.has(f.fingerprint));
@@ -202,8 +204,10 @@ async function trackFindings(
       inserts.push(newFindingRow(upload, refId, analysisId, fingerprint, finding, occurrences, at, isDismissed ? 'dismissed' : 'open'));
       continue;
     }
-    if (before.state === 'fixed' && !isDismissed) reopenedIds.push(before.id);
-    else {
+    if (before.state === 'fixed' && !isDismissed) {
+      reopenedIds.push(before.id);
+      changes.reopened[finding.severity]++;
+    } else {
       unchanged++;
       if (before.state === 'fixed') returnedDismissed++;
       if (isDismissed && before.state !== 'dismissed') dismissedIds.push(before.id);
@@ -217,9 +221,12 @@ async function trackFindings(
   await store.setState(reopenedIds, { state: 'open', fixed_at: null, fixed_upload_id: null, reopened_at: at, reopened_upload_id: upload.id, updated_at: at });
   await store.setState(dismissedIds, { state: 'dismissed', fixed_at: null, fixed_upload_id: null, updated_at: at });
   await store.setState(undismissedIds, { state: 'open', updated_at: at });
-  const fixedOpen = gone.filter((f) => f.state === 'open').length;
+  const fixedOpen = gone.filter((f) => f.state === 'open');
+  for (const f of fixedOpen) changes.fixed[f.severity as Severity]++;
+  const opened = inserts.filter((f) => f.state === 'open');
+  for (const f of opened) changes.new[f.severity as Severity]++;
   return {
-    new: inserts.filter((f) => f.state === 'open').length, fixed: fixedOpen, reopened: reopenedIds.length,
+    new: opened.length, fixed: fixedOpen.length, reopened: reopenedIds.length,
     unchanged: unchanged + inserts.filter((f) => f.state === 'dismissed').length,
     fixedTotalChange: fixedIds.length - reopenedIds.length - returnedDismissed,
   };

@@ -15,3 +15,14 @@ export interface ImportCounts {
   findings: number;
   components: number;
 }
+
+/** The findings an upload opened, reopened and fixed, per severity: what its gate judges and CI prints. */
+export interface SeverityChanges {
+  new: SeverityCounts;
+  reopened: SeverityCounts;
+  fixed: SeverityCounts;
+}
+
+export function noChanges(): SeverityChanges {
+  return { new: zeroCounts(), reopened: zeroCounts(), fixed: zeroCounts() };
+}

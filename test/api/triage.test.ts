@@ -42,6 +42,7 @@ describe.each(DB_KINDS)('triage on %s', (kind) => {
   afterEach(() => vi.useRealTimers());
 
   const gates: string[] = [];
+  const changes: { new: Record<string, number>; reopened: Record<string, number>; fixed: Record<string, number> }[] = [];
   const upload = async (results: SarifResultSpec[], category = 'sast'): Promise<Counts> => {
     const res = await t.request({
       method: 'POST', url: `/api/v1/repos/${repoId}/upload?category=${category}&commit_sha=${COMMIT}`,
@@ -50,8 +51,9 @@ describe.each(DB_KINDS)('triage on %s', (kind) => {
     expect(res.statusCode, res.body).toBe(202);
     await t.drain();
     const done = await t.request({ url: res.headers.location as string, headers: { cookie: owner } });
-    const body = done.json<{ counts: Counts; gate: { status: string } }>();
+    const body = done.json<{ counts: Counts; gate: { status: string }; changes: (typeof changes)[number] }>();
     gates.push(body.gate.status);
+    changes.push(body.changes);
     return body.counts;
   };
   const findings = async (state: string) => {
@@ -80,10 +82,14 @@ describe.each(DB_KINDS)('triage on %s', (kind) => {
     expect((await status()).findings).toMatchObject({ open: 1, dismissed: 1 });
 
     expect(await upload([A[1]!])).toMatchObject({ new: 0, fixed: 0, reopened: 0, unchanged: 1 });
+    // The changes by severity CI prints agree: a dismissed finding that went away was fixed for nobody.
+    const none = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
+    expect(changes.at(-1)).toEqual({ new: none, reopened: none, fixed: none });
     expect((await finding(sqli.id)).dismissal?.reason).toBe('false_positive');
     expect((await status()).findings).toMatchObject({ open: 1, dismissed: 0 });
 
     expect(await upload(A)).toMatchObject({ new: 0, fixed: 0, reopened: 0, unchanged: 2 });
+    expect(changes.at(-1)).toEqual({ new: none, reopened: none, fixed: none });
     expect((await finding(sqli.id)).state).toBe('dismissed');
     expect((await status()).findings).toMatchObject({ open: 1, high: 0, dismissed: 1 });
     expect((await findings('open')).map((f) => f.rule_id)).toEqual(['xss']);
