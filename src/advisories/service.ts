@@ -5,7 +5,7 @@ import type { Policy } from '../policy.js';
 import { badRequest, notFound } from '../problem.js';
 import type { Page } from '../db/page.js';
 import { advisoryStore, type AdvisoryFilters } from './store.js';
-import { parseOsv, OsvError } from './osv.js';
+import { parseOsv, OsvError, type Advisory } from './osv.js';
 import { DocumentsError, readDocuments, type Rejection, type ZipLimits } from './documents.js';
 import { enqueueRematch } from './rematch-store.js';
 import { sourceStore } from './sources-store.js';
@@ -91,11 +91,22 @@ async function importEpss(db: Kysely<Database>, bytes: Uint8Array, name: string)
  * and the rest go on. Refs whose components name a package an added, changed or withdrawn record
  * affects are queued for re-matching in the uploads queue, so a crash loses none of them.
  */
+/** Records per transaction: big enough that commits stop mattering, small enough to hold in memory. */
+const IMPORT_BATCH = 500;
+
 async function importOsv(db: Kysely<Database>, bytes: Uint8Array, name: string, limits: ZipLimits): Promise<ImportReport> {
   const { documents, rejected } = readDocuments(bytes, name, limits);
   const store = advisoryStore(db);
   const report = emptyReport(rejected);
   const touched = new Set<string>();
+  let batch = new Map<string, Advisory>();
+  const flush = async () => {
+    for (const saved of await store.saveBatch([...batch.values()])) {
+      report[saved.outcome]++;
+      for (const key of saved.keys) touched.add(key);
+    }
+    batch = new Map();
+  };
   for (const document of documents) {
     let advisory;
     try {
@@ -105,10 +116,11 @@ async function importOsv(db: Kysely<Database>, bytes: Uint8Array, name: string, 
       report.rejected.push({ file: document.file, reason: error.message });
       continue;
     }
-    const saved = await store.save(advisory);
-    report[saved.outcome]++;
-    for (const key of saved.keys) touched.add(key);
+    // A record repeated in one import is saved after the first, as if imported one by one.
+    if (batch.has(advisory.id) || batch.size === IMPORT_BATCH) await flush();
+    batch.set(advisory.id, advisory);
   }
+  await flush();
   report.rematch_queued = await enqueueRematch(db, [...touched]);
   return report;
 }

@@ -107,6 +107,12 @@ describe.each(DB_KINDS)('advisories on %s', (kind) => {
     expect((await importAdvisories(LODASH)).json()).toMatchObject({ added: 0, unchanged: 1 });
     expect((await importAdvisories({ ...LODASH, modified: '2023-01-01T00:00:00Z' })).json()).toMatchObject({ unchanged: 1 });
     expect((await importAdvisories({ ...LODASH, modified: '2024-02-01T00:00:00Z' })).json()).toMatchObject({ updated: 1 });
+    // One import holding the same record three times counts each as if imported alone, in order; the newest stays.
+    const REPEATED = osv('GHSA-rept-0000-0001', { summary: 'first', affected: [{ package: { ecosystem: 'npm', name: 'left-pad' }, versions: ['1.0.0'] }] });
+    const repeated = await importAdvisories([REPEATED, { ...REPEATED, summary: 'newer', modified: '2024-03-01T00:00:00Z' }, REPEATED]);
+    expect(repeated.json()).toMatchObject({ added: 1, updated: 1, unchanged: 1, rejected: [] });
+    const stored = await t.request({ url: '/api/v1/advisories/GHSA-rept-0000-0001', headers: { cookie: owner.cookie } });
+    expect(stored.json()).toMatchObject({ id: 'GHSA-rept-0000-0001', summary: 'newer', modified: '2024-03-01T00:00:00.000Z' });
     const empty = await importAdvisories(Buffer.alloc(0), admin.cookie, 'application/zip');
     expect(empty.statusCode).toBe(400);
     expect(empty.headers['content-type']).toContain('application/problem+json');
