@@ -333,6 +333,22 @@ export interface DismissalsTable {
   dismissed_until: string | null;
   /** The suppression rule that made it, if one did. */
   suppression_id: Generated<string | null>;
+  /** The VEX upload whose statement made it, if one did. */
+  vex_upload_id: Generated<string | null>;
+}
+
+/** The latest VEX statement a repository received per vulnerability and product (see migration 0017). */
+export interface VexStatementsTable {
+  repository_id: string;
+  vulnerability: string;
+  product: string;
+  version: Generated<string>;
+  aliases: string;
+  status: string;
+  justification: string | null;
+  detail: string | null;
+  upload_id: string;
+  stated_at: string;
 }
 
 /** An org's rule that dismisses matching findings, present and future. */
@@ -403,6 +419,7 @@ export interface Database {
   advisory_packages: AdvisoryPackagesTable;
   advisory_sources: AdvisorySourcesTable;
   dismissals: DismissalsTable;
+  vex_statements: VexStatementsTable;
   finding_events: FindingEventsTable;
   finding_rules: FindingRulesTable;
   suppressions: SuppressionsTable;

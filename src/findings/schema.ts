@@ -40,7 +40,7 @@ export const TriageBody = Type.Union([
 ], { title: 'Triage' });
 
 export const FindingEventSchema = Type.Object({
-  event: Type.Enum(['opened', 'fixed', 'reopened', 'dismissed', 'reopened_by_hand', 'dismissal_expired', 'dismissed_by_rule', 'rule_deleted']),
+  event: Type.Enum(['opened', 'fixed', 'reopened', 'dismissed', 'reopened_by_hand', 'dismissal_expired', 'dismissed_by_rule', 'rule_deleted', 'dismissed_by_vex', 'reopened_by_vex']),
   at: Time,
   by: Nullable(Type.String({ description: 'The login of the person (triage events).' })),
   upload_id: Nullable(Type.String({ description: 'The upload that caused it (opened, fixed, reopened).' })),

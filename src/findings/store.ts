@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { Db } from '../db/index.js';
+import type { Db, Dialect } from '../db/index.js';
 import { newId } from '../db/ids.js';
 import { containsIgnoringCase } from '../db/like.js';
 import type { Severity } from '../scans/parsers/types.js';
@@ -32,7 +32,7 @@ export interface TriageFilters {
 }
 
 /** A triage event as stored; ingest's own transitions are read from the finding row instead. */
-export type TriageEvent = 'dismissed' | 'reopened_by_hand' | 'dismissal_expired' | 'dismissed_by_rule' | 'rule_deleted';
+export type TriageEvent = 'dismissed' | 'reopened_by_hand' | 'dismissal_expired' | 'dismissed_by_rule' | 'rule_deleted' | 'dismissed_by_vex' | 'reopened_by_vex';
 
 export function findingStore(db: Db) {
   const { kysely, dialect } = db;
@@ -66,74 +66,11 @@ export function findingStore(db: Db) {
         .orderBy('finding_events.created_at').orderBy('finding_events.id').execute();
     },
 
-    /**
-     * Applies a change to fingerprints of one repository under the lock ingest takes: the dismissal
-     * (kept per fingerprint, so it holds on every ref and across re-imports), every present finding
-     * of those fingerprints on every ref, an event per fingerprint that changed, and the aggregates
-     * of the analyses touched. Fixed findings are left alone (their dismissal waits for their
-     * return). Returns the fingerprints whose findings changed, or null when the repository is gone.
-     */
+    /** triageIn, in a transaction of its own. */
     triage(
       repositoryId: string, fingerprints: string[], change: TriageChange, event: TriageEvent, actorId: string | null, at: string, suppressionId: string | null = null,
     ): Promise<string[] | null> {
-      return kysely.transaction().execute(async (trx) => {
-        let lock = trx.selectFrom('repos').select('org_id').where('id', '=', repositoryId);
-        if (dialect === 'postgres') lock = lock.forUpdate();
-        const repo = await lock.executeTakeFirst();
-        if (!repo) return null;
-        const analyses = await trx.selectFrom('analyses').select(['id', 'ref_id']).where('repository_id', '=', repositoryId).execute();
-        const analysisIds = analyses.map((a) => a.id);
-        const changed = new Set<string>();
-        const touched = new Set<string>();
-        for (let i = 0; i < fingerprints.length; i += CHUNK) {
-          const chunk = fingerprints.slice(i, i + CHUNK);
-          if (change.state === 'dismissed') {
-            const rows = chunk.map((fingerprint) => ({
-              repository_id: repositoryId, fingerprint, reason: change.reason, comment: change.comment,
-              dismissed_by: actorId, dismissed_at: at, dismissed_until: change.until, suppression_id: suppressionId,
-            }));
-            await trx.insertInto('dismissals').values(rows)
-              .onConflict((oc) => oc.columns(['repository_id', 'fingerprint']).doUpdateSet((eb) => ({
-                reason: eb.ref('excluded.reason'), comment: eb.ref('excluded.comment'), dismissed_by: eb.ref('excluded.dismissed_by'),
-                dismissed_at: eb.ref('excluded.dismissed_at'), dismissed_until: eb.ref('excluded.dismissed_until'), suppression_id: eb.ref('excluded.suppression_id'),
-              })))
-              .execute();
-            // A new reason or comment on a dismissed finding is a change of its triage too.
-            for (const fingerprint of chunk) changed.add(fingerprint);
-          } else {
-            await trx.deleteFrom('dismissals').where('repository_id', '=', repositoryId).where('fingerprint', 'in', chunk).execute();
-          }
-          if (analysisIds.length === 0) continue;
-          const from = change.state === 'dismissed' ? 'open' : 'dismissed';
-          const updated = await trx.updateTable('findings').set({ state: change.state, updated_at: at })
-            .where('analysis_id', 'in', analysisIds).where('fingerprint', 'in', chunk).where('state', '=', from)
-            .returning(['analysis_id', 'fingerprint']).execute();
-          for (const row of updated) {
-            touched.add(row.analysis_id);
-            changed.add(row.fingerprint);
-          }
-        }
-        if (changed.size > 0) {
-          const reason = change.state === 'dismissed' ? change.reason : null;
-          const events = [...changed].map((fingerprint) => ({
-            id: newId(), repository_id: repositoryId, fingerprint, event, reason, comment: change.comment, actor_id: actorId, created_at: at,
-          }));
-          for (let i = 0; i < events.length; i += CHUNK) await trx.insertInto('finding_events').values(events.slice(i, i + CHUNK)).execute();
-          if (change.state === 'dismissed') {
-            await enqueueEvent(trx, {
-              orgId: repo.org_id, repositoryId, event: 'finding.dismissed',
-              payload: {
-                count: changed.size, fingerprints: [...changed].slice(0, WEBHOOK_FINGERPRINTS), reason: change.reason, comment: change.comment,
-                until: change.until, by: actorId, suppression_id: suppressionId,
-              },
-            });
-          }
-        }
-        await recount(trx, [...touched]);
-        for (const refId of new Set(analyses.filter((a) => touched.has(a.id)).map((a) => a.ref_id))) await refreshRefTotals(trx, refId);
-        if (touched.size > 0) await syncRepoStatus(trx, repositoryId);
-        return [...changed];
-      });
+      return kysely.transaction().execute((trx) => triageIn(trx, dialect, repositoryId, fingerprints, change, event, actorId, at, { suppressionId }));
     },
 
     /** The fingerprints of present findings of one repository among `ids`. */
@@ -178,6 +115,79 @@ export function findingStore(db: Db) {
   };
 }
 export type FindingStore = ReturnType<typeof findingStore>;
+
+/**
+ * Applies a change to fingerprints of one repository under the lock ingest takes: the dismissal
+ * (kept per fingerprint, so it holds on every ref and across re-imports), every present finding
+ * of those fingerprints on every ref, an event per fingerprint that changed, and the aggregates
+ * of the analyses touched. Fixed findings are left alone (their dismissal waits for their
+ * return). `source` names the suppression rule or VEX upload that dismisses, if one does. Returns
+ * the fingerprints whose findings changed, or null when the repository is gone. Runs in `trx`:
+ * ingest applies a VEX upload's statements in the transaction that completes it.
+ */
+export async function triageIn(
+  trx: Transaction<Database>, dialect: Dialect, repositoryId: string, fingerprints: string[], change: TriageChange, event: TriageEvent,
+  actorId: string | null, at: string, source: { suppressionId?: string | null; vexUploadId?: string | null } = {},
+): Promise<string[] | null> {
+  let lock = trx.selectFrom('repos').select('org_id').where('id', '=', repositoryId);
+  if (dialect === 'postgres') lock = lock.forUpdate();
+  const repo = await lock.executeTakeFirst();
+  if (!repo) return null;
+  const analyses = await trx.selectFrom('analyses').select(['id', 'ref_id']).where('repository_id', '=', repositoryId).execute();
+  const analysisIds = analyses.map((a) => a.id);
+  const changed = new Set<string>();
+  const touched = new Set<string>();
+  for (let i = 0; i < fingerprints.length; i += CHUNK) {
+    const chunk = fingerprints.slice(i, i + CHUNK);
+    if (change.state === 'dismissed') {
+      const rows = chunk.map((fingerprint) => ({
+        repository_id: repositoryId, fingerprint, reason: change.reason, comment: change.comment,
+        dismissed_by: actorId, dismissed_at: at, dismissed_until: change.until,
+        suppression_id: source.suppressionId ?? null, vex_upload_id: source.vexUploadId ?? null,
+      }));
+      await trx.insertInto('dismissals').values(rows)
+        .onConflict((oc) => oc.columns(['repository_id', 'fingerprint']).doUpdateSet((eb) => ({
+          reason: eb.ref('excluded.reason'), comment: eb.ref('excluded.comment'), dismissed_by: eb.ref('excluded.dismissed_by'),
+          dismissed_at: eb.ref('excluded.dismissed_at'), dismissed_until: eb.ref('excluded.dismissed_until'), suppression_id: eb.ref('excluded.suppression_id'),
+          vex_upload_id: eb.ref('excluded.vex_upload_id'),
+        })))
+        .execute();
+      // A new reason or comment on a dismissed finding is a change of its triage too.
+      for (const fingerprint of chunk) changed.add(fingerprint);
+    } else {
+      await trx.deleteFrom('dismissals').where('repository_id', '=', repositoryId).where('fingerprint', 'in', chunk).execute();
+    }
+    if (analysisIds.length === 0) continue;
+    const from = change.state === 'dismissed' ? 'open' : 'dismissed';
+    const updated = await trx.updateTable('findings').set({ state: change.state, updated_at: at })
+      .where('analysis_id', 'in', analysisIds).where('fingerprint', 'in', chunk).where('state', '=', from)
+      .returning(['analysis_id', 'fingerprint']).execute();
+    for (const row of updated) {
+      touched.add(row.analysis_id);
+      changed.add(row.fingerprint);
+    }
+  }
+  if (changed.size > 0) {
+    const reason = change.state === 'dismissed' ? change.reason : null;
+    const events = [...changed].map((fingerprint) => ({
+      id: newId(), repository_id: repositoryId, fingerprint, event, reason, comment: change.comment, actor_id: actorId, created_at: at,
+    }));
+    for (let i = 0; i < events.length; i += CHUNK) await trx.insertInto('finding_events').values(events.slice(i, i + CHUNK)).execute();
+    if (change.state === 'dismissed') {
+      await enqueueEvent(trx, {
+        orgId: repo.org_id, repositoryId, event: 'finding.dismissed',
+        payload: {
+          count: changed.size, fingerprints: [...changed].slice(0, WEBHOOK_FINGERPRINTS), reason: change.reason, comment: change.comment,
+          until: change.until, by: actorId, suppression_id: source.suppressionId ?? null,
+        },
+      });
+    }
+  }
+  await recount(trx, [...touched]);
+  for (const refId of new Set(analyses.filter((a) => touched.has(a.id)).map((a) => a.ref_id))) await refreshRefTotals(trx, refId);
+  if (touched.size > 0) await syncRepoStatus(trx, repositoryId);
+  return [...changed];
+}
 
 /** The open counts by severity and the dismissed count of each analysis, counted again from its findings. */
 async function recount(trx: Transaction<Database>, analysisIds: string[]): Promise<void> {

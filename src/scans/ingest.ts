@@ -15,6 +15,8 @@ import { enqueueUploadCompleted } from '../webhooks/outbox.js';
 import type { ImportCounts } from './severity.js';
 import { packageOfPurl } from '../advisories/ecosystems/index.js';
 import { ADVISORIES, matchRef } from './advisory-matching.js';
+import { applyStatements, keptStatements } from './vex-statements.js';
+import { commentOf, DENYING } from '../vex/match.js';
 
 /** The format of a re-match job: a row in the uploads queue, written by an advisory import. */
 export const REMATCH_FORMAT = 'advisories';
@@ -24,6 +26,13 @@ export const REMATCH_FORMAT = 'advisories';
 interface Suppressing {
   rule: { id: string; reason: string; comment: string | null; expires_at: string | null };
   matches: ReturnType<typeof suppressionMatcher>;
+}
+
+/** What dismisses incoming findings: the repository's dismissals, its org's suppression rules, its kept VEX statements. */
+interface Dismissing {
+  dismissed: Set<string>;
+  rules: Suppressing[];
+  said: Awaited<ReturnType<typeof keptStatements>>;
 }
 
 /** A pull request's upload against its base branch's current results. */
@@ -52,10 +61,12 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
     const changes = noChanges();
     const dismissed = await store.dismissedFingerprints(upload.repository_id);
     const rules = (await store.activeSuppressions(upload.repository_id, now())).map((rule) => ({ rule, matches: suppressionMatcher(rule) }));
+    const said = await keptStatements(store, upload.repository_id);
+    const dismissing: Dismissing = { dismissed, rules, said };
     for (const analysis of scan.analyses) {
       const distinct = fingerprintDistinct(analysis.findings);
       const incoming = distinct.findings;
-      const counts = await applyAnalysis(store, upload, ref, scan.format, analysis, distinct, dismissed, rules, changes);
+      const counts = await applyAnalysis(store, upload, ref, scan.format, analysis, distinct, dismissing, changes);
       for (const key of Object.keys(total) as (keyof ImportCounts)[]) total[key] += counts[key];
       if (pullRequest) {
         const against = await compareWithBase(store, base, upload, scan.format, analysis, incoming, dismissed);
@@ -66,17 +77,19 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
     // An SBOM changes the ref's components and a re-match job follows an advisory import: either
     // way the ref's advisory matches are worked out again, in this same transaction.
     let unchecked: number | null = null;
-    // An SBOM with no components still counts: its packages are gone, so their findings are fixed.
-    if (upload.format === REMATCH_FORMAT || scan.format === 'cyclonedx' || scan.format === 'spdx') {
+    // An SBOM with no components still counts: its packages are gone, so their findings are fixed. A
+    // CycloneDX VEX (statements, no analysis) lists no packages and changes none.
+    if (upload.format === REMATCH_FORMAT || ((scan.format === 'cyclonedx' || scan.format === 'spdx') && scan.analyses.length > 0)) {
       const matches = await matchRef(trx, ref.id);
       unchecked = matches.unchecked;
       // A ref that never had a vulnerable component gets no empty advisories analysis.
       const hasAnalysis = matches.analysis.findings.length > 0
         || (await store.analysis(ref.id, ADVISORIES.tool, ADVISORIES.category, ADVISORIES.format)) !== undefined;
-      const counts = !hasAnalysis ? null : await applyAnalysis(store, { ...upload, category: ADVISORIES.category }, ref, ADVISORIES.format, matches.analysis, fingerprintDistinct(matches.analysis.findings), dismissed, rules, changes);
+      const counts = !hasAnalysis ? null : await applyAnalysis(store, { ...upload, category: ADVISORIES.category }, ref, ADVISORIES.format, matches.analysis, fingerprintDistinct(matches.analysis.findings), dismissing, changes);
       if (counts) for (const key of ['new', 'fixed', 'reopened', 'unchanged', 'findings'] as const) total[key] += counts[key];
     }
     const at = now();
+    if (scan.statements?.length) await applyStatements(trx, db.dialect, store, upload, scan.statements, at);
     await trx.updateTable('uploads').set({
       components_unchecked: unchecked,
       status: 'complete', completed_at: at, lease_until: null, error: null,
@@ -96,7 +109,7 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
 
 async function applyAnalysis(
   store: TrackingStore, upload: UploadRow, ref: RefRow, format: ScanFormat, parsed: NormalisedAnalysis, distinct: DistinctFindings,
-  dismissed: Set<string>, rules: Suppressing[], changes: SeverityChanges,
+  { dismissed, rules, said }: Dismissing, changes: SeverityChanges,
 ): Promise<ImportCounts> {
   const at = now();
   const incoming = distinct.findings;
@@ -119,15 +132,23 @@ async function applyAnalysis(
   for (const [fingerprint, finding] of incoming) {
     if (finding.help !== null && !help.has(finding.ruleId)) help.set(finding.ruleId, finding.help);
     if (dismissed.has(fingerprint)) continue;
-    // What the tool itself suppressed, or a suppression rule matches, arrives dismissed and stays so like any dismissal.
+    // What the tool itself suppressed, a suppression rule matches or a kept VEX statement denies arrives dismissed and stays so like any dismissal.
     if (finding.suppression !== null) {
-      arriving.push({ fingerprint, reason: 'suppressed', comment: finding.suppression || null, until: null, suppressionId: null });
+      arriving.push({ fingerprint, reason: 'suppressed', comment: finding.suppression || null, until: null, suppressionId: null, vexUploadId: null });
       continue;
     }
-    if (rules.length === 0) continue;
     const matchable = { repository_id: upload.repository_id, tool: parsed.tool.name, rule_id: finding.ruleId, file_path: finding.filePath, purl: finding.purl };
     const by = rules.find((r) => r.matches(matchable));
-    if (by) arriving.push({ fingerprint, reason: by.rule.reason, comment: by.rule.comment, until: by.rule.expires_at, suppressionId: by.rule.id });
+    if (by) {
+      arriving.push({ fingerprint, reason: by.rule.reason, comment: by.rule.comment, until: by.rule.expires_at, suppressionId: by.rule.id, vexUploadId: null });
+      continue;
+    }
+    // A kept VEX statement that the vulnerability does not apply dismisses the finding it was waiting for.
+    const statement = finding.purl === null ? undefined
+      : said({ rule_id: finding.ruleId, aliases: finding.aliases ?? [], purl: finding.purl, package_version: finding.packageVersion });
+    if (statement && DENYING.has(statement.status)) {
+      arriving.push({ fingerprint, reason: statement.status, comment: commentOf(statement), until: null, suppressionId: null, vexUploadId: statement.upload_id });
+    }
   }
   await store.replaceRuleHelp(analysisId, help);
   if (arriving.length > 0) {

@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Transaction, Updateable } from 'kysely';
-import type { AnalysesTable, ComponentsTable, Database, FindingsTable, RefRow, UploadRow } from '../db/schema.js';
+import type { AnalysesTable, ComponentsTable, Database, FindingsTable, RefRow, UploadRow, VexStatementsTable } from '../db/schema.js';
+import type { StoredStatement } from '../vex/match.js';
 import type { Db } from '../db/index.js';
 import { bulkInsert, bulkUpdate, type PgColumnType } from '../db/bulk-insert.js';
 import { newId } from '../db/ids.js';
@@ -35,6 +36,8 @@ export interface IngestDismissal {
   comment: string | null;
   until: string | null;
   suppressionId: string | null;
+  /** The VEX upload whose stored statement dismisses it, if one does. */
+  vexUploadId: string | null;
 }
 
 export type ExistingFinding = Pick<Selectable<FindingsTable>, 'id' | 'fingerprint' | 'state' | 'severity' | 'message' | 'start_line' | 'end_line' | 'file_path' | 'rule_name' | 'commit_sha' | 'occurrences' | 'fixed_versions'>;
@@ -144,16 +147,54 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
         .orderBy('suppressions.created_at').execute();
     },
 
-    /** Dismissals made by ingest (the tool's own suppressions, suppression rules) for fingerprints not dismissed yet. */
+    /** The repository's kept VEX statements. */
+    vexStatements(repositoryId: string): Promise<StoredStatement[]> {
+      return trx.selectFrom('vex_statements')
+        .select(['vulnerability', 'product', 'version', 'aliases', 'status', 'justification', 'detail', 'upload_id', 'stated_at'])
+        .where('repository_id', '=', repositoryId).execute();
+    },
+
+    /** Keeps statements, each replacing the repository's earlier one about the same vulnerability, product and version. */
+    async saveVexStatements(rows: Insertable<VexStatementsTable>[]): Promise<void> {
+      for (let i = 0; i < rows.length; i += 500) {
+        await trx.insertInto('vex_statements').values(rows.slice(i, i + 500))
+          .onConflict((oc) => oc.columns(['repository_id', 'vulnerability', 'product', 'version']).doUpdateSet((eb) => ({
+            aliases: eb.ref('excluded.aliases'), status: eb.ref('excluded.status'), justification: eb.ref('excluded.justification'),
+            detail: eb.ref('excluded.detail'), upload_id: eb.ref('excluded.upload_id'), stated_at: eb.ref('excluded.stated_at'),
+          }))).execute();
+      }
+    },
+
+    /** The purls the repository's stored SBOMs give these bom-refs (what a CycloneDX VEX's affects[].ref names). */
+    async purlsOfRefs(repositoryId: string, refs: string[]): Promise<Map<string, string>> {
+      if (refs.length === 0) return new Map();
+      const rows = await trx.selectFrom('components').select(['ref', 'purl'])
+        .where('repository_id', '=', repositoryId).where('ref', 'in', refs).where('purl', 'is not', null).execute();
+      return new Map(rows.map((r) => [r.ref!, r.purl!]));
+    },
+
+    /** The repository's present findings that name a package: what VEX statements are about. */
+    presentVulnerabilities(repositoryId: string) {
+      return trx.selectFrom('findings').select(['fingerprint', 'rule_id', 'aliases', 'purl', 'package_version'])
+        .where('repository_id', '=', repositoryId).where('state', '!=', 'fixed').where('purl', 'is not', null).execute();
+    },
+
+    /** Each dismissed fingerprint of the repository: how, and by which VEX upload if one did (null: a person, rule or tool). */
+    async dismissalSources(repositoryId: string): Promise<Map<string, { vexUploadId: string | null; reason: string; comment: string | null }>> {
+      const rows = await trx.selectFrom('dismissals').select(['fingerprint', 'vex_upload_id', 'reason', 'comment']).where('repository_id', '=', repositoryId).execute();
+      return new Map(rows.map((r) => [r.fingerprint, { vexUploadId: r.vex_upload_id, reason: r.reason, comment: r.comment }]));
+    },
+
+    /** Dismissals made by ingest (the tool's own suppressions, suppression rules, kept VEX statements) for fingerprints not dismissed yet. */
     async addDismissals(repositoryId: string, dismissals: IngestDismissal[], at: string): Promise<void> {
       for (let i = 0; i < dismissals.length; i += 1000) {
         const chunk = dismissals.slice(i, i + 1000);
         await trx.insertInto('dismissals').values(chunk.map((d) => ({
           repository_id: repositoryId, fingerprint: d.fingerprint, reason: d.reason, comment: d.comment, dismissed_by: null, dismissed_at: at,
-          dismissed_until: d.until, suppression_id: d.suppressionId,
+          dismissed_until: d.until, suppression_id: d.suppressionId, vex_upload_id: d.vexUploadId,
         }))).onConflict((oc) => oc.columns(['repository_id', 'fingerprint']).doNothing()).execute();
         await trx.insertInto('finding_events').values(chunk.map((d) => ({
-          id: newId(), repository_id: repositoryId, fingerprint: d.fingerprint, event: d.suppressionId ? 'dismissed_by_rule' : 'dismissed',
+          id: newId(), repository_id: repositoryId, fingerprint: d.fingerprint, event: d.suppressionId ? 'dismissed_by_rule' : d.vexUploadId ? 'dismissed_by_vex' : 'dismissed',
           reason: d.reason, comment: d.comment, actor_id: null, created_at: at,
         }))).execute();
       }

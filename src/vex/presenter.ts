@@ -4,7 +4,7 @@ import type { VexFindingRow } from './store.js';
 /** What a VEX statement says about one vulnerability in one package. */
 type Status = 'not_affected' | 'affected' | 'fixed';
 
-interface Statement { vulnerability: string; aliases: string[]; purl: string; status: Status; note: string | null }
+interface Statement { vulnerability: string; aliases: string[]; purl: string; status: Status; falsePositive: boolean; note: string | null }
 
 /** An open finding anywhere makes the package affected; a dismissal that denies it outweighs a fix elsewhere. */
 const PRECEDENCE: Record<Status, number> = { affected: 3, not_affected: 2, fixed: 1 };
@@ -29,7 +29,10 @@ function statementsOf(rows: VexFindingRow[]): Statement[] {
     const status: Status = row.state === 'fixed' ? 'fixed'
       : row.state === 'dismissed' && row.dismissed_reason !== null && DENYING.has(row.dismissed_reason) ? 'not_affected' : 'affected';
     const note = row.state === 'dismissed' ? row.dismissed_comment : null;
-    const statement = { vulnerability: row.rule_id, aliases: row.aliases ? (JSON.parse(row.aliases) as string[]) : [], purl: row.purl, status, note };
+    const statement = {
+      vulnerability: row.rule_id, aliases: row.aliases ? (JSON.parse(row.aliases) as string[]) : [], purl: row.purl, status,
+      falsePositive: status === 'not_affected' && row.dismissed_reason === 'false_positive', note,
+    };
     const key = `${row.rule_id}\n${row.purl}`;
     const earlier = byKey.get(key);
     if (!earlier || PRECEDENCE[status] > PRECEDENCE[earlier.status]) byKey.set(key, statement);
@@ -37,13 +40,29 @@ function statementsOf(rows: VexFindingRow[]): Statement[] {
   return [...byKey.values()];
 }
 
-/** An OpenVEX 0.2.0 document. A comment that is an OpenVEX justification becomes the justification, any other the impact statement. */
+/**
+ * A not_affected statement's justification and words from the dismissal's comment: one a VEX made is
+ * its justification, then ": " and its words (vex/match.ts, commentOf); a person's is words, or a
+ * justification when that is all it says.
+ */
+function notAffected(note: string | null, known: ReadonlySet<string>, words: 'impact_statement' | 'detail', fallback: string | null) {
+  const colon = note?.indexOf(': ') ?? -1;
+  const head = note !== null && colon > 0 ? note.slice(0, colon) : note;
+  if (head !== null && known.has(head)) {
+    const rest = note !== null && colon > 0 ? note.slice(colon + 2) : null;
+    return { justification: head, ...(rest ? { [words]: rest } : {}) };
+  }
+  const said = note ?? fallback;
+  return said === null ? {} : { [words]: said };
+}
+
+/** An OpenVEX 0.2.0 document. */
 export function presentOpenVex(repositoryName: string, rows: VexFindingRow[], at: string) {
   return {
     '@context': 'https://openvex.dev/ns/v0.2.0',
     '@id': `urn:uuid:${randomUUID()}`,
-    author: 'Scanyard',
-    role: `Triage of ${repositoryName}`,
+    // `role` would be the author's role (OpenVEX 0.2.0); the tool writing the triage down has none.
+    author: `Scanyard, triage of ${repositoryName}`,
     timestamp: at,
     version: 1,
     tooling: 'Scanyard',
@@ -51,9 +70,7 @@ export function presentOpenVex(repositoryName: string, rows: VexFindingRow[], at
       vulnerability: { name: s.vulnerability, ...(s.aliases.length > 0 ? { aliases: s.aliases } : {}) },
       products: [{ '@id': s.purl }],
       status: s.status,
-      ...(s.status === 'not_affected'
-        ? s.note !== null && OPENVEX_JUSTIFICATIONS.has(s.note) ? { justification: s.note } : { impact_statement: s.note ?? 'Dismissed as not affecting this product.' }
-        : {}),
+      ...(s.status === 'not_affected' ? notAffected(s.note, OPENVEX_JUSTIFICATIONS, 'impact_statement', 'Dismissed as not affecting this product.') : {}),
       // OpenVEX asks an affected statement for the action to take.
       ...(s.status === 'affected' ? { action_statement: s.note ?? 'Upgrade the package to a version with the fix.' } : {}),
     })),
@@ -73,7 +90,8 @@ export function presentCycloneDxVex(rows: VexFindingRow[], at: string) {
       ...(s.aliases.length > 0 ? { references: s.aliases.map((alias) => ({ id: alias, source: { name: alias.split('-')[0] } })) } : {}),
       affects: [{ ref: s.purl }],
       analysis: s.status === 'not_affected'
-        ? s.note !== null && CYCLONEDX_JUSTIFICATIONS.has(s.note) ? { state: 'not_affected', justification: s.note } : { state: 'not_affected', ...(s.note ? { detail: s.note } : {}) }
+        // CycloneDX says false_positive itself; OpenVEX has only not_affected for it.
+        ? { state: s.falsePositive ? 'false_positive' : 'not_affected', ...notAffected(s.note, CYCLONEDX_JUSTIFICATIONS, 'detail', null) }
         : { state: s.status === 'fixed' ? 'resolved' : 'exploitable', ...(s.note ? { detail: s.note } : {}) },
     })),
   };

@@ -115,7 +115,8 @@ describe.each(DB_KINDS)('VEX export on %s', (kind) => {
     const analyses = Object.fromEntries((doc.vulnerabilities as CycloneDxVulnerability[]).map((v) => [v.id, v]));
     expect(analyses['CVE-2021-23337']).toMatchObject({ affects: [{ ref: 'pkg:npm/lodash@4.17.20' }], analysis: { state: 'exploitable' } });
     expect(analyses['CVE-2021-44906']!.analysis).toEqual({ state: 'not_affected', detail: 'vulnerable_code_not_in_execute_path' });
-    expect(analyses['CVE-2022-25883']!.analysis).toEqual({ state: 'not_affected', detail: 'semver is only used by the build scripts' });
+    // CycloneDX has a state of its own for a false positive.
+    expect(analyses['CVE-2022-25883']!.analysis).toEqual({ state: 'false_positive', detail: 'semver is only used by the build scripts' });
     expect(analyses['CVE-2022-24999']!.analysis).toEqual({ state: 'exploitable', detail: 'Waiting for express 5' });
     expect(analyses['CVE-2023-26136']!.analysis).toEqual({ state: 'resolved' });
   });
@@ -126,5 +127,134 @@ describe.each(DB_KINDS)('VEX export on %s', (kind) => {
     expect(bad.headers['content-type']).toContain('application/problem+json');
     const { cookie: outsider } = await t.user('outsider');
     expect((await t.request({ url: `/api/v1/repos/${repoId}/vex?format=openvex`, headers: { cookie: outsider } })).statusCode).toBe(404);
+  });
+});
+
+/** An OpenVEX 0.2.0 document as vexctl writes it. */
+function openVex(timestamp: string, statements: Record<string, unknown>[]) {
+  return JSON.stringify({
+    '@context': 'https://openvex.dev/ns/v0.2.0',
+    '@id': `https://openvex.dev/docs/public/vex-${timestamp.replace(/\D/g, '')}`,
+    author: 'Acme Product Security <psirt@acme.example>',
+    timestamp,
+    version: 1,
+    statements,
+  });
+}
+
+interface Upload { status: string; counts: { new: number }; tools: string[]; error: string | null }
+interface Detail { state: string; dismissal: { reason: string; comment: string | null; by: string | null } | null }
+
+describe.each(DB_KINDS)('VEX import on %s', (kind) => {
+  let t: TestApp;
+  let owner: string;
+  let repoId: string;
+  let writeKey: string;
+  let orgId: string;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    ({ cookie: owner } = await t.user('owner'));
+    const api = orgClient(t);
+    const org = await api.createOrg(owner, 'vex-in');
+    orgId = org.id;
+    repoId = (await api.createRepo(owner, org.id, { name: 'app' })).id;
+    writeKey = await t.apiKey(owner, { scopes: ['write'] });
+  });
+  afterAll(() => t.close());
+
+  const upload = async (body: string): Promise<Upload> => {
+    const res = await t.request({ method: 'POST', url: `/api/v1/repos/${repoId}/upload?category=deps`, headers: { authorization: `Bearer ${writeKey}`, 'content-type': 'application/json' }, payload: body });
+    expect(res.statusCode, res.body).toBe(202);
+    await t.drain();
+    return (await t.request({ url: res.headers.location as string, headers: { cookie: owner } })).json<Upload>();
+  };
+  const findings = async () => Object.fromEntries((await t.request({ url: `/api/v1/repos/${repoId}/findings?state=all&per_page=100`, headers: { cookie: owner } }))
+    .json<Finding[]>().map((f) => [f.rule_id, f]));
+  const detail = async (rule: string) => (await t.request({ url: `/api/v1/findings/${(await findings())[rule]!.id}`, headers: { cookie: owner } })).json<Detail>();
+  const history = async (rule: string) => (await t.request({ url: `/api/v1/findings/${(await findings())[rule]!.id}/history`, headers: { cookie: owner } }))
+    .json<{ event: string }[]>().map((e) => e.event);
+  const exported = async (format: string) => (await t.request({ url: `/api/v1/repos/${repoId}/vex?format=${format}`, headers: { cookie: owner } })).json<Record<string, unknown>>();
+
+  it('applies an OpenVEX document to the findings it names, keeps what names none, and exports the same statements', async () => {
+    await upload(trivy([LODASH, MINIMIST, SEMVER]));
+    const vex = await upload(openVex('2024-06-01T10:00:00Z', [
+      {
+        vulnerability: { name: 'CVE-2021-44906' }, products: [{ '@id': 'pkg:npm/minimist@1.2.5' }], status: 'not_affected',
+        justification: 'vulnerable_code_not_in_execute_path', impact_statement: 'minimist only parses our own command-line flags',
+      },
+      { vulnerability: { name: 'CVE-2021-23337' }, products: [{ '@id': 'pkg:npm/lodash' }], status: 'affected', action_statement: 'Upgrade lodash to 4.17.21' },
+      // About a package nobody reported yet: kept for when it appears.
+      {
+        vulnerability: { name: 'GHSA-72xf-g2v4-qvf3', aliases: ['CVE-2023-26136'] },
+        products: [{ '@id': 'pkg:oci/app', subcomponents: [{ '@id': 'pkg:npm/tough-cookie' }] }], status: 'not_affected', justification: 'vulnerable_code_not_present',
+      },
+    ]));
+    // A VEX reports no results of its own: it changes triage, nothing else.
+    expect(vex).toMatchObject({ status: 'complete', error: null, tools: [] });
+    expect(await detail('CVE-2021-44906')).toMatchObject({
+      state: 'dismissed', dismissal: { reason: 'not_affected', comment: 'vulnerable_code_not_in_execute_path: minimist only parses our own command-line flags', by: null },
+    });
+    expect(await history('CVE-2021-44906')).toEqual(['opened', 'dismissed_by_vex']);
+    expect((await detail('CVE-2021-23337')).state).toBe('open');
+
+    const next = await upload(trivy([LODASH, MINIMIST, SEMVER, TOUGH]));
+    expect(next.counts.new).toBe(0);
+    expect(await detail('CVE-2023-26136')).toMatchObject({ state: 'dismissed', dismissal: { reason: 'not_affected', comment: 'vulnerable_code_not_present' } });
+
+    const doc = await exported('openvex');
+    expect(validOpenVex(doc), JSON.stringify(validOpenVex.errors)).toBe(true);
+    const statements = Object.fromEntries((doc.statements as OpenVexStatement[]).map((s) => [s.vulnerability.name, s]));
+    expect(statements['CVE-2021-44906']).toMatchObject({
+      status: 'not_affected', products: [{ '@id': 'pkg:npm/minimist@1.2.5' }],
+      justification: 'vulnerable_code_not_in_execute_path', impact_statement: 'minimist only parses our own command-line flags',
+    });
+    expect(statements['CVE-2021-23337']).toMatchObject({ status: 'affected', products: [{ '@id': 'pkg:npm/lodash@4.17.20' }] });
+    expect(statements['CVE-2023-26136']).toMatchObject({ status: 'not_affected', justification: 'vulnerable_code_not_present' });
+    const audit = await t.request({ url: `/api/v1/orgs/${orgId}/audit?action=finding.dismissed`, headers: { cookie: owner } });
+    expect(audit.statusCode, audit.body).toBe(200);
+    expect(audit.json<{ actor: unknown; target: { type: string; id: string }; details: Record<string, unknown> }[]>()).toContainEqual(expect.objectContaining({
+      actor: null, target: { type: 'upload', id: expect.any(String) as string }, details: expect.objectContaining({ by: 'vex', findings: 1, reason: 'not_affected' }) as object,
+    }));
+  });
+
+  it('reopens what a VEX dismissed when a later one says affected, never what a person dismissed', async () => {
+    const semver = (await findings())['CVE-2022-25883']!;
+    const res = await t.request({ method: 'PATCH', url: `/api/v1/findings/${semver.id}`, headers: { cookie: owner }, payload: { state: 'dismissed', reason: 'wont_fix', comment: 'Build tooling only' } });
+    expect(res.statusCode, res.body).toBe(200);
+    await upload(openVex('2024-07-01T10:00:00Z', [
+      { vulnerability: { name: 'CVE-2021-44906' }, products: [{ '@id': 'pkg:npm/minimist@1.2.5' }], status: 'under_investigation' },
+      { vulnerability: { name: 'CVE-2022-25883' }, products: [{ '@id': 'pkg:npm/semver' }], status: 'affected', action_statement: 'Upgrade semver' },
+    ]));
+    expect((await detail('CVE-2021-44906')).state).toBe('open');
+    expect(await history('CVE-2021-44906')).toEqual(['opened', 'dismissed_by_vex', 'reopened_by_vex']);
+    expect(await detail('CVE-2022-25883')).toMatchObject({ state: 'dismissed', dismissal: { reason: 'wont_fix', comment: 'Build tooling only' } });
+  });
+
+  it('applies a CycloneDX VEX (analysis, no components) and exports its state back', async () => {
+    const analyses = async () => (await t.request({ url: `/api/v1/repos/${repoId}/status`, headers: { cookie: owner } }))
+      .json<{ analyses: { tool: string; category: string; format: string }[] }>().analyses.map((a) => `${a.tool}/${a.category}/${a.format}`);
+    const before = await analyses();
+    const vex = await upload(JSON.stringify({
+      bomFormat: 'CycloneDX', specVersion: '1.6', serialNumber: 'urn:uuid:3e671687-395b-41f5-a30f-a58921a69b79', version: 1,
+      vulnerabilities: [{
+        id: 'CVE-2021-23337', source: { name: 'NVD', url: 'https://nvd.nist.gov/vuln/detail/CVE-2021-23337' },
+        analysis: { state: 'false_positive', detail: 'The template function is never called with user input.' },
+        affects: [{ ref: 'pkg:npm/lodash@4.17.20' }],
+      }],
+    }));
+    expect(vex).toMatchObject({ status: 'complete', tools: [] });
+    expect(await detail('CVE-2021-23337')).toMatchObject({ state: 'dismissed', dismissal: { reason: 'false_positive', comment: 'The template function is never called with user input.' } });
+    expect(await analyses()).toEqual(before);
+
+    const doc = await exported('cyclonedx');
+    expect(validCycloneDx(doc), JSON.stringify(validCycloneDx.errors)).toBe(true);
+    const lodash = (doc.vulnerabilities as CycloneDxVulnerability[]).find((v) => v.id === 'CVE-2021-23337')!;
+    expect(lodash).toMatchObject({ affects: [{ ref: 'pkg:npm/lodash@4.17.20' }], analysis: { state: 'false_positive', detail: 'The template function is never called with user input.' } });
+  });
+
+  it('fails a VEX that is not one, saying why', async () => {
+    const bad = await upload(JSON.stringify({ '@context': 'https://openvex.dev/ns/v0.2.0', statements: [{ vulnerability: { name: 'CVE-1' }, products: [], status: 'exploitable' }] }));
+    expect(bad.status).toBe('failed');
+    expect(bad.error).toContain('statements[0].status must be one of');
   });
 });

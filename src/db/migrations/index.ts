@@ -12,6 +12,7 @@ import * as advisories from './0013_advisories.js';
 import * as triage from './0014_triage.js';
 import * as partialChangeIndexes from './0015_partial_change_indexes.js';
 import * as vulnerabilityPriorities from './0016_vulnerability_priorities.js';
+import * as vexStatements from './0017_vex_statements.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '0014_triage': triage,
   '0015_partial_change_indexes': partialChangeIndexes,
   '0016_vulnerability_priorities': vulnerabilityPriorities,
+  '0017_vex_statements': vexStatements,
 };
 
 export const migrationProvider: MigrationProvider = {

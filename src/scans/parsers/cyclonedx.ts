@@ -14,6 +14,7 @@ import {
   type NormalisedFinding,
   type NormalisedScan,
   type Severity,
+  type VexStatement,
 } from './types.js';
 
 const SPEC_VERSION = /^1\.\d+$/;
@@ -64,7 +65,39 @@ function fromBom(bom: JsonRecord): NormalisedScan {
   }
   result.dependencies = dependenciesOf(bom.dependencies);
   readVulnerabilities(bom.vulnerabilities, byRef, result.findings);
-  return { format: 'cyclonedx', analyses: [result] };
+  const statements = vexStatements(bom.vulnerabilities, byRef);
+  // A BOM of nothing but analysed vulnerabilities is a CycloneDX VEX: it states, it reports nothing
+  // (and must not stand for an SBOM that lists no packages any more).
+  if (result.components.length === 0 && statements.length > 0) return { format: 'cyclonedx', analyses: [], statements };
+  return { format: 'cyclonedx', analyses: [result], ...(statements.length > 0 ? { statements } : {}) };
+}
+
+/** CycloneDX analysis states in OpenVEX's words (resolved_with_pedigree is resolved too). */
+const ANALYSIS_STATES: Record<string, VexStatement['status']> = {
+  not_affected: 'not_affected', false_positive: 'false_positive', resolved: 'fixed', resolved_with_pedigree: 'fixed',
+  exploitable: 'affected', in_triage: 'under_investigation',
+};
+
+/**
+ * vulnerabilities[].analysis as VEX statements, one per affected ref: the component's purl when the
+ * BOM lists it, the ref itself when it is a purl, else the bom-ref (a BOM-Link's fragment) for the
+ * repository's stored SBOMs to resolve.
+ */
+function vexStatements(vulnerabilities: unknown, byRef: ReadonlyMap<string, NormalisedComponent>): VexStatement[] {
+  return records(vulnerabilities).flatMap((vulnerability) => {
+    const analysis = record(vulnerability.analysis);
+    const status = ANALYSIS_STATES[text(analysis?.state) ?? ''];
+    const id = text(vulnerability.id);
+    if (!analysis || !status || !id) return [];
+    const aliases = records(vulnerability.references).map((r) => text(r.id)).filter((alias): alias is string => alias !== undefined && alias !== id);
+    return records(vulnerability.affects).flatMap((affected): VexStatement[] => {
+      const ref = text(affected.ref);
+      if (ref === undefined) return [];
+      const purl = byRef.get(ref)?.purl ?? (ref.startsWith('pkg:') ? ref : null);
+      const product = purl ? { purl } : { ref: ref.startsWith('urn:cdx:') && ref.includes('#') ? ref.slice(ref.indexOf('#') + 1) : ref };
+      return [{ vulnerability: id, aliases, product, status, justification: text(analysis.justification) ?? null, detail: text(analysis.detail) ?? null }];
+    });
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import { gitleaks } from './findings/gitleaks.js';
 import { grype } from './findings/grype.js';
 import { npmAudit } from './findings/npm-audit.js';
 import { osvScanner } from './findings/osv-scanner.js';
+import { openVex } from './openvex.js';
 import { semgrep } from './findings/semgrep.js';
 import { trivy } from './findings/trivy.js';
 import { sarif } from './sarif.js';
@@ -21,7 +22,7 @@ import { onlyHttpLinks } from './links.js';
  */
 export const FORMATS: readonly FormatParser[] = [
   genericFindings, cycloneDxJson, spdxJson, sarif, trivy, grype, npmAudit, semgrep, osvScanner, gitleaks,
-  cycloneDxXml, spdxTagValue,
+  openVex, cycloneDxXml, spdxTagValue,
 ];
 
 /** The format of a document in `syntax`, by its markers; undefined when none recognises it. */

@@ -8,8 +8,8 @@ export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
 export const SEVERITIES: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
 
 /** The families an upload is stored as, and what ?format= may name. */
-export type ScanFormat = 'sarif' | 'cyclonedx' | 'spdx' | 'findings';
-export const SCAN_FORMATS: readonly ScanFormat[] = ['sarif', 'cyclonedx', 'spdx', 'findings'];
+export type ScanFormat = 'sarif' | 'cyclonedx' | 'spdx' | 'findings' | 'vex';
+export const SCAN_FORMATS: readonly ScanFormat[] = ['sarif', 'cyclonedx', 'spdx', 'findings', 'vex'];
 
 /** How each family is named in messages: "…, but SARIF must be JSON", "The SARIF log is not valid JSON". */
 export const FAMILIES: Record<ScanFormat, { name: string; versions: string; document: string }> = {
@@ -17,6 +17,7 @@ export const FAMILIES: Record<ScanFormat, { name: string; versions: string; docu
   cyclonedx: { name: 'CycloneDX', versions: 'CycloneDX 1.2–1.6', document: 'CycloneDX BOM' },
   spdx: { name: 'SPDX', versions: 'SPDX 2.2/2.3', document: 'SPDX document' },
   findings: { name: 'a findings report', versions: 'findings', document: 'findings report' },
+  vex: { name: 'OpenVEX', versions: 'OpenVEX 0.2', document: 'OpenVEX document' },
 };
 
 export type Syntax = 'json' | 'xml' | 'tag-value';
@@ -118,6 +119,24 @@ export interface NormalisedAnalysis {
 export interface NormalisedScan {
   format: ScanFormat;
   analyses: NormalisedAnalysis[];
+  /** What a VEX (OpenVEX, or a CycloneDX BOM's vulnerabilities[].analysis) states; absent in other formats. */
+  statements?: VexStatement[];
+}
+
+/**
+ * One VEX statement about one vulnerability in one product, in the product's own words: OpenVEX
+ * statuses as they are; CycloneDX analysis states mapped to them (false_positive kept apart, since
+ * it dismisses with its own reason).
+ */
+export interface VexStatement {
+  vulnerability: string;
+  aliases: string[];
+  /** A purl (with a version: that version only), or a bom-ref the repository's SBOMs may name. */
+  product: { purl: string } | { ref: string };
+  status: 'not_affected' | 'false_positive' | 'affected' | 'under_investigation' | 'fixed';
+  justification: string | null;
+  /** OpenVEX impact_statement or action_statement, CycloneDX analysis.detail. */
+  detail: string | null;
 }
 
 /** A parse that cannot go on; `message` is shown to the user on the failed upload. */

@@ -2316,7 +2316,7 @@ export interface paths {
             parameters: {
                 query?: {
                     /** @description Name the format instead of detecting it. */
-                    format?: "sarif" | "cyclonedx" | "spdx" | "findings";
+                    format?: "sarif" | "cyclonedx" | "spdx" | "findings" | "vex";
                     /** @description Separates analyses of the same tool (e.g. a language or a sub-project), as in GitHub code scanning. */
                     category?: string;
                     /** @description The commit that was scanned: 7 to 64 hexadecimal digits (an abbreviated or full SHA-1 or SHA-256). */
@@ -2332,7 +2332,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            /** @description The scan result document itself, optionally gzip-compressed (Content-Encoding: gzip, or a gzip file), or a multipart form with the document in a "file" part. The format is detected from the content unless named with ?format=. Accepted: SARIF 2.1.0 (JSON), CycloneDX 1.2–1.6 (JSON or XML), SPDX 2.2/2.3 (JSON or tag-value), findings JSON (scanyard-findings/1, Trivy, Grype, npm audit, Semgrep, OSV-Scanner, Gitleaks). */
+            /** @description The scan result document itself, optionally gzip-compressed (Content-Encoding: gzip, or a gzip file), or a multipart form with the document in a "file" part. The format is detected from the content unless named with ?format=. Accepted: SARIF 2.1.0 (JSON), CycloneDX 1.2–1.6 (JSON or XML), SPDX 2.2/2.3 (JSON or tag-value), findings JSON (scanyard-findings/1, Trivy, Grype, npm audit, Semgrep, OSV-Scanner, Gitleaks), OpenVEX 0.2 (JSON). */
             requestBody: {
                 content: {
                     "application/vnd.cyclonedx+json": Record<string, never>;
@@ -2354,7 +2354,7 @@ export interface paths {
                         ref?: string;
                         base_ref?: string;
                         /** @enum {string} */
-                        format?: "sarif" | "cyclonedx" | "spdx" | "findings";
+                        format?: "sarif" | "cyclonedx" | "spdx" | "findings" | "vex";
                     };
                 };
             };
@@ -2369,7 +2369,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             repository_id: string;
-                            /** @description One of sarif, cyclonedx, spdx, findings; or advisories: a re-match of the ref's components after an advisory import changed advisories of their packages. */
+                            /** @description One of sarif, cyclonedx, spdx, findings, vex; or advisories: a re-match of the ref's components after an advisory import changed advisories of their packages. */
                             format: string;
                             /** @enum {unknown} */
                             status: "pending" | "processing" | "complete" | "failed";
@@ -2542,7 +2542,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             repository_id: string;
-                            /** @description One of sarif, cyclonedx, spdx, findings; or advisories: a re-match of the ref's components after an advisory import changed advisories of their packages. */
+                            /** @description One of sarif, cyclonedx, spdx, findings, vex; or advisories: a re-match of the ref's components after an advisory import changed advisories of their packages. */
                             format: string;
                             /** @enum {unknown} */
                             status: "pending" | "processing" | "complete" | "failed";
@@ -2702,7 +2702,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             repository_id: string;
-                            /** @description One of sarif, cyclonedx, spdx, findings; or advisories: a re-match of the ref's components after an advisory import changed advisories of their packages. */
+                            /** @description One of sarif, cyclonedx, spdx, findings, vex; or advisories: a re-match of the ref's components after an advisory import changed advisories of their packages. */
                             format: string;
                             /** @enum {unknown} */
                             status: "pending" | "processing" | "complete" | "failed";
@@ -3961,7 +3961,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {unknown} */
-                            event: "opened" | "fixed" | "reopened" | "dismissed" | "reopened_by_hand" | "dismissal_expired" | "dismissed_by_rule" | "rule_deleted";
+                            event: "opened" | "fixed" | "reopened" | "dismissed" | "reopened_by_hand" | "dismissal_expired" | "dismissed_by_rule" | "rule_deleted" | "dismissed_by_vex" | "reopened_by_vex";
                             /** Format: date-time */
                             at: string;
                             by: string | null;

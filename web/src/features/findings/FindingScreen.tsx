@@ -22,6 +22,8 @@ const EVENT_LABEL: Record<FindingEvent['event'], string> = {
   dismissal_expired: 'Dismissal expired',
   dismissed_by_rule: 'Dismissed by a suppression rule',
   rule_deleted: 'Suppression rule deleted',
+  dismissed_by_vex: 'Dismissed by a VEX statement',
+  reopened_by_vex: 'Reopened by a VEX statement',
 };
 
 /** One finding: what and where it is, the rule's help, its history and its triage. */

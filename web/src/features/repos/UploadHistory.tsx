@@ -7,7 +7,7 @@ import { Time } from '../../components/Time';
 import { formatBytes, formatDateTime, formatNumber } from '../../lib/format';
 import { GatePill } from '../policies/Gate';
 
-export const FORMAT_LABEL: Record<string, string> = { sarif: 'SARIF', cyclonedx: 'CycloneDX', spdx: 'SPDX', findings: 'Findings' };
+export const FORMAT_LABEL: Record<string, string> = { sarif: 'SARIF', cyclonedx: 'CycloneDX', spdx: 'SPDX', findings: 'Findings', vex: 'OpenVEX' };
 
 const done = (u: Upload) => u.status === 'complete';
 
