@@ -4,6 +4,7 @@ import { now } from '../db/time.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
 import { containsIgnoringCase } from '../db/like.js';
 import type { Advisory } from './osv.js';
+import { inKev } from './priorities-store.js';
 
 /** Keys per `IN (...)` list: well inside both databases' parameter limits. */
 const CHUNK = 5000;
@@ -33,6 +34,13 @@ export interface AdvisoryFilters {
 export type ImportOutcome = 'added' | 'updated' | 'withdrawn' | 'unchanged';
 
 export function advisoryStore(db: Kysely<Database>) {
+  /** Open findings of the `advisories` analyses in the repositories the scope allows. */
+  const openAdvisoryFindings = (scope: RepositoryScope) => db.selectFrom('findings')
+    .innerJoin('analyses', 'analyses.id', 'findings.analysis_id')
+    .innerJoin('repos', 'repos.id', 'findings.repository_id')
+    .where('findings.state', '=', 'open').where('analyses.tool', '=', 'advisories')
+    .$if(scope.memberOf !== null, (q) => q.where('repos.org_id', 'in', (eb) => eb.selectFrom('memberships').select('org_id').where('user_id', '=', scope.memberOf!)))
+    .$if(scope.onlyIds !== null, (q) => q.where('repos.org_id', 'in', scope.onlyIds!));
   return {
     /**
      * Stores each record unless the stored one is as new or newer (`modified`), in one transaction
@@ -132,22 +140,19 @@ export function advisoryStore(db: Kysely<Database>) {
     },
 
     /**
-     * The advisories with open findings in the most repositories in scope, then the most severe,
-     * then by id: one grouped read of the `advisories` analyses' open findings.
+     * The advisories with open findings in the most repositories in scope, those in the KEV catalogue
+     * (by id or alias) first, then the most severe, then by id: one grouped read of the `advisories`
+     * analyses' open findings.
      */
     top(scope: RepositoryScope, limit: number) {
       if (scope.onlyIds?.length === 0) return Promise.resolve([]);
-      return db.selectFrom('findings')
-        .innerJoin('analyses', 'analyses.id', 'findings.analysis_id')
-        .innerJoin('repos', 'repos.id', 'findings.repository_id')
+      return openAdvisoryFindings(scope)
         .innerJoin('advisories', 'advisories.id', 'findings.rule_id')
-        .where('findings.state', '=', 'open').where('analyses.tool', '=', 'advisories')
-        .$if(scope.memberOf !== null, (q) => q.where('repos.org_id', 'in', (eb) => eb.selectFrom('memberships').select('org_id').where('user_id', '=', scope.memberOf!)))
-        .$if(scope.onlyIds !== null, (q) => q.where('repos.org_id', 'in', scope.onlyIds!))
         // Its other columns depend on the primary key, which both databases accept as the group.
         .groupBy('advisories.id')
         .selectAll('advisories')
         .select((eb) => eb.fn.count<number | string>('findings.repository_id').distinct().as('repositories'))
+        .orderBy((eb) => eb.case().when(inKev('advisories.id')).then(0).else(1).end())
         .orderBy('repositories', 'desc')
         .orderBy((eb) => eb.case().when('advisories.severity', '=', 'critical').then(0).when('advisories.severity', '=', 'high').then(1)
           .when('advisories.severity', '=', 'medium').then(2).when('advisories.severity', '=', 'low').then(3).else(4).end())
@@ -159,16 +164,12 @@ export function advisoryStore(db: Kysely<Database>) {
     /** The repositories in scope whose components this advisory matches (its open findings), by ref. */
     affectedRepositories(advisoryId: string, scope: RepositoryScope) {
       if (scope.onlyIds?.length === 0) return Promise.resolve([]);
-      return db.selectFrom('findings')
-        .innerJoin('analyses', 'analyses.id', 'findings.analysis_id')
+      return openAdvisoryFindings(scope)
         .innerJoin('refs', 'refs.id', 'analyses.ref_id')
-        .innerJoin('repos', 'repos.id', 'findings.repository_id')
         .innerJoin('orgs', 'orgs.id', 'repos.org_id')
         .select(['repos.id as repository_id', 'repos.name as repository_name', 'orgs.id as org_id', 'orgs.name as org_name',
           'refs.kind as ref_kind', 'refs.name as ref_name', 'findings.package_name', 'findings.package_version', 'findings.purl'])
-        .where('findings.rule_id', '=', advisoryId).where('findings.state', '=', 'open').where('analyses.tool', '=', 'advisories')
-        .$if(scope.memberOf !== null, (q) => q.where('repos.org_id', 'in', (eb) => eb.selectFrom('memberships').select('org_id').where('user_id', '=', scope.memberOf!)))
-        .$if(scope.onlyIds !== null, (q) => q.where('repos.org_id', 'in', scope.onlyIds!))
+        .where('findings.rule_id', '=', advisoryId)
         .orderBy('orgs.name').orderBy('repos.name').orderBy('refs.name').orderBy('findings.purl')
         .limit(1000)
         .execute();

@@ -340,8 +340,11 @@ export interface DismissalsTable {
 /** The latest VEX statement a repository received per vulnerability and product (see migration 0017). */
 export interface VexStatementsTable {
   repository_id: string;
+  /** The id the statement names the vulnerability by; its other ids are in `aliases` (JSON array). */
   vulnerability: string;
+  /** A purl without version, qualifiers or subpath; or `ref:` and a bom-ref the repository's SBOMs resolve. */
   product: string;
+  /** The version the statement is about; '' for every version. */
   version: Generated<string>;
   aliases: string;
   status: string;

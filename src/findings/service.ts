@@ -1,8 +1,8 @@
 import type { Actor } from '../auth/actor.js';
 import type { AuditStore } from '../audit/store.js';
 import { now } from '../db/time.js';
-import { badRequest, conflict, notFound } from '../problem.js';
-import { defaultBranch, parseRef, RefNameError, type RefName } from '../refs/ref-name.js';
+import { conflict, notFound } from '../problem.js';
+import { defaultBranch, requestedRef } from '../refs/ref-name.js';
 import type { AuthorizedRepo } from '../scans/service.js';
 import type { FindingStore, TriageChange, TriageFilters } from './store.js';
 
@@ -55,7 +55,7 @@ export function findingService(findings: FindingStore, authorizedRepo: Authorize
       if ('ids' in selection) {
         fingerprints = await findings.fingerprintsOfIds(repoId, selection.ids);
       } else {
-        const name = selection.ref ? readRef(selection.ref) : defaultBranch(repo.default_branch);
+        const name = selection.ref ? requestedRef(selection.ref) : defaultBranch(repo.default_branch);
         const ref = await findings.refId(repoId, name.kind, name.name);
         fingerprints = ref ? await findings.fingerprintsMatching(ref.id, selection.filters) : [];
       }
@@ -81,13 +81,4 @@ export function findingService(findings: FindingStore, authorizedRepo: Authorize
       return reopened;
     },
   };
-}
-
-function readRef(raw: string): RefName {
-  try {
-    return parseRef(raw);
-  } catch (error) {
-    if (error instanceof RefNameError) throw badRequest(error.message, [{ path: '/ref', message: error.message }]);
-    throw error;
-  }
 }

@@ -7,6 +7,8 @@
  *   and `.../merge` (GitLab), and `pr/N` are pull request N, stored as `pr/N`.
  * - `refs/tags/v1` is tag `v1`.
  */
+import { badRequest } from '../problem.js';
+
 export type RefKind = 'branch' | 'pull_request' | 'tag';
 
 export interface RefName {
@@ -72,4 +74,14 @@ function checkedName(name: string, raw: string): string {
     throw new RefNameError(`"${raw}" is not a valid git ref name.`);
   }
   return name;
+}
+
+/** A ref a request names (the field it came in, for the error): a malformed one is a 400 naming that field. */
+export function requestedRef(raw: string, field: 'ref' | 'base_ref' = 'ref'): RefName {
+  try {
+    return parseRef(raw);
+  } catch (error) {
+    if (error instanceof RefNameError) throw badRequest(error.message, [{ path: `/${field}`, message: error.message }]);
+    throw error;
+  }
 }

@@ -12,7 +12,7 @@ import type { UploadStore } from './upload-store.js';
 import type { FindingFilters, ResultsStore } from './results-store.js';
 import type { SettlementLog, SettlementWatch } from './settled.js';
 import type { RefStore } from '../refs/store.js';
-import { defaultBranch, parseRef, refKey, RefNameError, sameRef, type RefName } from '../refs/ref-name.js';
+import { defaultBranch, refKey, requestedRef, sameRef } from '../refs/ref-name.js';
 
 /** The repository when the actor may do `action` to it; 404 naming `what` when not visible, 403 when not allowed. */
 export type AuthorizedRepo = (actor: Actor, repoId: string, action: OrgAction, what?: string) => Promise<RepoWithScan>;
@@ -44,7 +44,7 @@ export function scanService(deps: ScanServiceDeps) {
    */
   async function refOf(repo: RepoWithScan, raw: string | undefined) {
     const defaultRef = defaultBranch(repo.default_branch);
-    const name = raw ? readRef(raw, 'ref') : defaultRef;
+    const name = raw ? requestedRef(raw, 'ref') : defaultRef;
     const row = await refs.byName(repo.id, name);
     if (!row && !sameRef(name, defaultRef)) throw notFound(`The ref "${refKey(name)}" of this repository`);
     return { name, row, defaultRef };
@@ -60,8 +60,8 @@ export function scanService(deps: ScanServiceDeps) {
      */
     async accept(actor: Actor, repo: Pick<RepoWithScan, 'id' | 'default_branch'>, received: ReceivedUpload, context: UploadContext): Promise<UploadRow> {
       // CI variables such as GITHUB_BASE_REF are empty outside the events that set them: empty is absent.
-      const ref = context.ref ? readRef(context.ref, 'ref') : defaultBranch(repo.default_branch);
-      const base = context.base_ref ? readRef(context.base_ref, 'base_ref') : defaultBranch(repo.default_branch);
+      const ref = context.ref ? requestedRef(context.ref, 'ref') : defaultBranch(repo.default_branch);
+      const base = context.base_ref ? requestedRef(context.base_ref, 'base_ref') : defaultBranch(repo.default_branch);
       if (base.kind !== 'branch') throw badRequest('base_ref names the branch a pull request targets.', [{ path: '/base_ref', message: 'must be a branch' }]);
       let format: string;
       try {
@@ -97,7 +97,7 @@ export function scanService(deps: ScanServiceDeps) {
 
     async uploads(actor: Actor, repoId: string, rawRef: string | undefined, page: Page) {
       await authorizedRepo(actor, repoId, 'scan.read');
-      return uploads.page(repoId, page, rawRef ? readRef(rawRef, 'ref') : undefined);
+      return uploads.page(repoId, page, rawRef ? requestedRef(rawRef, 'ref') : undefined);
     },
 
     /**
@@ -107,7 +107,7 @@ export function scanService(deps: ScanServiceDeps) {
     async status(actor: Actor, repoId: string, rawRef: string | undefined) {
       const repo = await authorizedRepo(actor, repoId, 'scan.read');
       const defaultRef = defaultBranch(repo.default_branch);
-      const name = rawRef ? readRef(rawRef, 'ref') : defaultRef;
+      const name = rawRef ? requestedRef(rawRef, 'ref') : defaultRef;
       if (sameRef(name, defaultRef)) {
         return { ref: name, baseRef: null, row: statusRowOf(repo), analyses: await results.analyses(repoId, name) };
       }
@@ -151,13 +151,4 @@ function statusRowOf(repo: RepoWithScan): RepoStatusRow | undefined {
 
 function isSettled(upload: UploadRow): boolean {
   return upload.status === 'complete' || upload.status === 'failed';
-}
-
-function readRef(raw: string, field: 'ref' | 'base_ref'): RefName {
-  try {
-    return parseRef(raw);
-  } catch (error) {
-    if (error instanceof RefNameError) throw badRequest(error.message, [{ path: `/${field}`, message: error.message }]);
-    throw error;
-  }
 }

@@ -1,14 +1,8 @@
 import picomatch from 'picomatch';
+import type { SuppressionsTable } from '../db/schema.js';
 
 /** What a suppression rule matches on; every field given must match. */
-export interface SuppressionCriteria {
-  tool: string | null;
-  rule_id: string | null;
-  path: string | null;
-  purl: string | null;
-  advisory: string | null;
-  repository_ids: string | null;
-}
+export type SuppressionCriteria = Pick<SuppressionsTable, 'tool' | 'rule_id' | 'path' | 'purl' | 'advisory' | 'repository_ids'>;
 
 /** The parts of a finding a rule looks at. */
 export interface MatchableFinding {

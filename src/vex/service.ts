@@ -1,7 +1,6 @@
 import type { Actor } from '../auth/actor.js';
 import { now } from '../db/time.js';
-import { badRequest } from '../problem.js';
-import { defaultBranch, parseRef, RefNameError, type RefName } from '../refs/ref-name.js';
+import { defaultBranch, requestedRef } from '../refs/ref-name.js';
 import type { AuthorizedRepo } from '../scans/service.js';
 import type { VexStore } from './store.js';
 
@@ -11,19 +10,10 @@ export function vexService(vex: VexStore, authorizedRepo: AuthorizedRepo) {
     /** The vulnerability findings of a ref (the default branch unless named) with their dismissals. */
     async statements(actor: Actor, repoId: string, rawRef: string | undefined) {
       const repo = await authorizedRepo(actor, repoId, 'vex.read');
-      const name = rawRef ? readRef(rawRef) : defaultBranch(repo.default_branch);
+      const name = rawRef ? requestedRef(rawRef) : defaultBranch(repo.default_branch);
       const refId = await vex.refId(repoId, name.kind, name.name);
       // A ref never scanned has no vulnerabilities to state anything about: an empty document, not a 404.
       return { repo, rows: refId ? await vex.vulnerabilities(repoId, refId) : [], at: now() };
     },
   };
-}
-
-function readRef(raw: string): RefName {
-  try {
-    return parseRef(raw);
-  } catch (error) {
-    if (error instanceof RefNameError) throw badRequest(error.message, [{ path: '/ref', message: error.message }]);
-    throw error;
-  }
 }

@@ -84,6 +84,26 @@ describe.each(DB_KINDS)('the advisories affecting the most repositories on %s', 
     expect(await top()).toEqual(['GHSA-xvch-5gv4-984h critical 1']);
   });
 
+  it('puts advisories in the KEV catalogue first, by any of their names', async () => {
+    const api = await newRepo('api');
+    await upload(api, cyclonedx([{ name: 'lodash', version: '4.17.20' }]));
+    expect(await top()).toEqual(['GHSA-xvch-5gv4-984h critical 1', 'GHSA-35jh-r3h4-6jhm high 1', 'GHSA-29mw-wpgm-hmr9 medium 1']);
+    // The catalogue as CISA publishes it (known_exploited_vulnerabilities.json), listing the ReDoS by its CVE.
+    const kev = JSON.stringify({
+      title: 'CISA Catalog of Known Exploited Vulnerabilities', catalogVersion: '2025.03.14', dateReleased: '2025-03-14T17:59:45.3694Z', count: 1,
+      vulnerabilities: [{
+        cveID: 'CVE-2020-28500', vendorProject: 'Lodash', product: 'Lodash', vulnerabilityName: 'Lodash Regular Expression Denial of Service Vulnerability',
+        dateAdded: '2025-03-14', shortDescription: 'Lodash contains a regular expression denial of service vulnerability in its toNumber, trim and trimEnd functions.',
+        requiredAction: 'Apply mitigations per vendor instructions or discontinue use of the product if mitigations are unavailable.',
+        dueDate: '2025-04-04', knownRansomwareCampaignUse: 'Unknown', notes: 'https://nvd.nist.gov/vuln/detail/CVE-2020-28500', cwes: ['CWE-1333'],
+      }],
+    });
+    const admin = await t.user('admin', { admin: true });
+    const imported = await t.request({ method: 'POST', url: '/api/v1/advisories/import', headers: { cookie: admin.cookie, 'content-type': 'application/json' }, payload: kev });
+    expect(imported.statusCode, imported.body).toBe(200);
+    expect(await top()).toEqual(['GHSA-29mw-wpgm-hmr9 medium 1', 'GHSA-xvch-5gv4-984h critical 1', 'GHSA-35jh-r3h4-6jhm high 1']);
+  });
+
   it('refuses a limit out of bounds with a problem', async () => {
     for (const limit of ['0', '51', 'x']) {
       const res = await t.request({ url: `/api/v1/advisories/top?limit=${limit}`, headers: { cookie: owner.cookie } });

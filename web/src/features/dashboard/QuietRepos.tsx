@@ -8,7 +8,7 @@ type Coverage = 'clean' | 'inventory' | 'never_scanned' | 'in_progress' | 'check
 
 const COVERAGE: Record<Coverage, { label: string; help: string }> = {
   clean: { label: 'Clean', help: 'No open findings in its latest scans.' },
-  inventory: { label: 'Inventory only', help: 'Only SBOMs so far: its components are not checked against advisories yet.' },
+  inventory: { label: 'Inventory only', help: 'Only SBOMs so far: no component matches an advisory the service has loaded, and no code was scanned.' },
   never_scanned: { label: 'Never scanned', help: 'No scan results uploaded yet.' },
   in_progress: { label: 'Processing', help: 'Its first upload is being processed.' },
   checking: { label: 'Checking…', help: 'Reading its analyses.' },

@@ -61,8 +61,8 @@ export function totals(repos: RepoOverview[]): SeverityCounts {
 export const needsAttention = (r: RepoOverview): boolean => r.status.findings.open > 0 || r.status.state === 'failed';
 
 /**
- * A repository with nothing open may still be unchecked: if it only ever sent SBOMs, its components
- * are an inventory nobody has compared with advisories yet. Only the analyses (in its full status)
+ * A repository with nothing open may still be unchecked: if it only ever sent SBOMs, it is an
+ * inventory whose components matched no loaded advisory, and no scanner looked at its code. Only the analyses (in its full status)
  * tell, so the dashboard asks for those of the repositories where it matters.
  */
 export const mayBeInventoryOnly = (r: RepoOverview): boolean =>
