@@ -233,6 +233,8 @@ export interface RefsTable extends ScanTotals {
   last_upload_at: string | null;
   last_completed_at: string | null;
   fixed_total: number;
+  /** Open vulnerabilities by severity (JSON), each counted once whatever its names and reporters; null before any. */
+  vulnerabilities: Generated<string | null>;
 }
 
 export interface RepoStatusTable extends ScanTotals {
@@ -240,6 +242,7 @@ export interface RepoStatusTable extends ScanTotals {
   state: string;
   last_upload_at: string | null;
   last_completed_at: string | null;
+  vulnerabilities: Generated<string | null>;
 }
 
 export interface AuditEventsTable {

@@ -9,6 +9,7 @@ export type RepoWithScan = RepoRow & { [K in keyof Omit<RepoStatusRow, 'reposito
 const SCAN_COLUMNS = [
   'repo_status.state', 'repo_status.last_upload_at', 'repo_status.last_completed_at', 'repo_status.open_critical',
   'repo_status.open_high', 'repo_status.open_medium', 'repo_status.open_low', 'repo_status.open_info', 'repo_status.components',
+  'repo_status.vulnerabilities',
 ] as const;
 
 export function repoStore(db: Kysely<Database>) {

@@ -3,6 +3,7 @@ import type { ComponentWithTool, FindingWithAnalysis } from './results-store.js'
 import type { ComponentJson, FindingJson, StatusJson, UploadJson } from './schema.js';
 import { refKey, type RefKind, type RefName } from '../refs/ref-name.js';
 import { httpLink } from './parsers/links.js';
+import { zeroCounts, type SeverityCounts } from './severity.js';
 
 export function presentUpload(row: UploadRow): UploadJson {
   return {
@@ -29,6 +30,11 @@ type AnalysisStatusRow = {
 
 type StatusRow = Omit<RepoStatusRow, 'repository_id'>;
 
+function vulnerabilityCounts(json: string | null) {
+  const counts: SeverityCounts = json ? (JSON.parse(json) as SeverityCounts) : zeroCounts();
+  return { open: counts.critical + counts.high + counts.medium + counts.low + counts.info, ...counts };
+}
+
 export function presentStatus(repositoryId: string, ref: RefName, baseRef: string | null, row: StatusRow | undefined, analyses: AnalysisStatusRow[]): StatusJson {
   const c = row ?? { open_critical: 0, open_high: 0, open_medium: 0, open_low: 0, open_info: 0, components: 0 };
   return {
@@ -42,6 +48,7 @@ export function presentStatus(repositoryId: string, ref: RefName, baseRef: strin
       critical: c.open_critical, high: c.open_high, medium: c.open_medium, low: c.open_low, info: c.open_info,
       dismissed: analyses.reduce((sum, a) => sum + a.dismissed, 0),
     },
+    vulnerabilities: vulnerabilityCounts(row?.vulnerabilities ?? null),
     components: c.components,
     analyses: analyses.map((a) => ({
       tool: a.tool, category: a.category, format: a.format, last_upload_id: a.last_upload_id, status: a.upload_status,

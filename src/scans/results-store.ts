@@ -6,6 +6,8 @@ import type { Severity } from './parsers/types.js';
 import { SEVERITY_RANK } from './parsers/severity.js';
 import { containsIgnoringCase } from '../db/like.js';
 import { epssPercentile, epssProbability, inKev } from '../advisories/priorities-store.js';
+import { groupVulnerabilities, type VulnerabilityGroup } from '../findings/vulnerabilities.js';
+import { knownAliases, vulnerabilityFindings } from '../findings/vulnerability-store.js';
 
 export interface FindingFilters {
   state: 'open' | 'fixed' | 'dismissed' | 'all';
@@ -42,6 +44,12 @@ const SEVERITY_COLUMN = {
 /** Reads of scan results. Totals come from the aggregates where the filters allow, so a page costs the same at any size. */
 export function resultsStore(db: Kysely<Database>) {
   return {
+    /** A ref's vulnerabilities (findings naming a package, grouped by vulnerability and package), in every state. */
+    async vulnerabilityGroups(refId: string): Promise<VulnerabilityGroup[]> {
+      const findings = await vulnerabilityFindings(db, refId, ['open', 'dismissed', 'fixed']);
+      return groupVulnerabilities(findings, await knownAliases(db, findings));
+    },
+
     /** The analyses of a ref, named by repository and ref so the default branch's status needs no ref lookup first. */
     analyses(repositoryId: string, ref: RefName) {
       return db.selectFrom('analyses')

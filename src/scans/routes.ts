@@ -8,7 +8,13 @@ import { problems } from '../http/responses.js';
 import { listRoute, readRoute } from '../http/route-options.js';
 import { IdParams } from '../http/schemas.js';
 import { badRequest } from '../problem.js';
-import { ComponentSchema, ComponentsQuery, FindingSchema, FindingsQuery, StatusQuery, StatusSchema, UploadQuery, UploadSchema, UploadsQuery, UploadWaitQuery } from './schema.js';
+import { Type } from 'typebox';
+import {
+  ComponentSchema, ComponentsQuery, FindingSchema, FindingsQuery, StatusQuery, StatusSchema, UploadQuery, UploadSchema, UploadsQuery, UploadWaitQuery,
+  VulnerabilityGroupSchema,
+} from './schema.js';
+
+const VulnerabilityGroupList = Type.Array(VulnerabilityGroupSchema);
 import { presentComponent, presentFinding, presentStatus, presentUpload } from './presenter.js';
 import { receiveUpload, type UploadContext } from './upload-body.js';
 import { findingsCsv, wantsCsv } from './findings-csv.js';
@@ -37,7 +43,15 @@ export const scanRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
 
   app.get('/repos/:id/findings', withCsv(listRoute({ tags, summary: "A repository's findings, most severe first; with Accept: text/csv every matching finding (all pages) as CSV", params: IdParams, querystring: FindingsQuery }, FindingSchema, 'Findings.', 404)),
     async (request, reply) => {
-      const { severity, tool, q, ref, vs_base: vsBase, introduced_in: introducedIn, fixed_in: fixedIn, reopened_in: reopenedIn, kev, sort } = request.query;
+      const { severity, tool, q, ref, vs_base: vsBase, introduced_in: introducedIn, fixed_in: fixedIn, reopened_in: reopenedIn, kev, sort, group } = request.query;
+      if (group === 'vulnerability') {
+        const alone = (['q', 'vs_base', 'introduced_in', 'fixed_in', 'reopened_in', 'kev', 'sort'] as const).filter((name) => request.query[name] !== undefined);
+        if (alone.length > 0) throw badRequest(`group=vulnerability filters by state, severity and tool only; leave out ${alone.join(', ')}.`, alone.map((name) => ({ path: `/${name}`, message: 'must be absent with group' })));
+        // The route's schema serialises findings; a group has its own (VulnerabilityGroup in the OpenAPI document).
+        reply.serializer(reply.compileSerializationSchema(VulnerabilityGroupList as unknown as Record<string, unknown>));
+        const filters = { state: request.query.state ?? 'open', severity, tool };
+        return replyPage(request, reply, (page) => scans.vulnerabilities(request.actor!, request.params.id, ref, filters, page), (g) => g) as never;
+      }
       // What an upload changed is asked about whatever happened to those findings since.
       const state = request.query.state ?? (introducedIn || fixedIn || reopenedIn ? 'all' : 'open');
       const filters = { state, severity, tool, q, introducedIn, fixedIn, reopenedIn, kev, sort };

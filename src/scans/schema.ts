@@ -64,6 +64,12 @@ export const StatusSchema = Type.Object({
     open: Type.Integer(), critical: Type.Integer(), high: Type.Integer(), medium: Type.Integer(), low: Type.Integer(), info: Type.Integer(),
     dismissed: Type.Integer({ description: 'Present and dismissed (by hand or by the tool itself); not counted in open or the severities.' }),
   }, { description: "Open findings across the ref's analyses, and the dismissed ones apart." }),
+  vulnerabilities: Type.Object({
+    open: Type.Integer(), critical: Type.Integer(), high: Type.Integer(), medium: Type.Integer(), low: Type.Integer(), info: Type.Integer(),
+  }, {
+    description: 'Open vulnerabilities, each counted once: findings naming the same vulnerability (by id or any alias, from the finding '
+      + 'or the advisory database) in the same package are one, at its highest severity. findings counts each finding.',
+  }),
   components: Type.Integer(),
   analyses: Type.Array(Type.Object({
     tool: Type.String(), category: Type.String(), format: Type.String(), last_upload_id: Type.String(),
@@ -158,7 +164,21 @@ export const FindingsQuery = Type.Object({
   reopened_in: Type.Optional(Type.String({ maxLength: 64, description: "An upload id: the fixed findings it reported again (each finding's latest reopening)." })),
   kev: Type.Optional(Type.Boolean({ description: 'true: only findings in the CISA KEV catalogue; false: only those not in it.' })),
   sort: Type.Optional(Type.Enum(['severity', 'epss'], { description: 'Default severity (most severe first); epss: highest EPSS probability first, unscored last.' })),
+  group: Type.Optional(Type.Literal('vulnerability', {
+    description: 'Lists vulnerabilities instead of findings (a VulnerabilityGroup each): findings naming the same vulnerability, by id or any alias '
+      + '(from the finding or the advisory database), in the same package, with the tools that reported it. state, severity and tool '
+      + 'apply to the group; the other filters do not combine with it.',
+  })),
 });
+
+export const VulnerabilityGroupSchema = Type.Object({
+  names: Type.Array(Type.String(), { description: 'Every id and alias it goes by here.' }),
+  package: Type.String({ description: 'The package: its purl without version.' }),
+  severity: SeverityEnum,
+  state: Type.Enum(['open', 'dismissed', 'fixed'], { description: 'open when any of its findings is, else dismissed when any is.' }),
+  tools: Type.Array(Type.String()),
+  finding_ids: Type.Array(Type.String()),
+}, { title: 'VulnerabilityGroup' });
 
 export const ComponentsQuery = Type.Object({
   ...PageQuery.properties,

@@ -10,6 +10,13 @@ import { detectFormat, DetectError } from './detect.js';
 import type { ReceivedUpload, UploadContext } from './upload-body.js';
 import type { UploadStore } from './upload-store.js';
 import type { FindingFilters, ResultsStore } from './results-store.js';
+import type { Severity } from './parsers/types.js';
+
+export interface VulnerabilityFilters {
+  state: 'open' | 'dismissed' | 'fixed' | 'all';
+  severity?: Severity;
+  tool?: string;
+}
 import type { SettlementLog, SettlementWatch } from './settled.js';
 import type { RefStore } from '../refs/store.js';
 import { defaultBranch, refKey, requestedRef, sameRef } from '../refs/ref-name.js';
@@ -131,6 +138,16 @@ export function scanService(deps: ScanServiceDeps) {
       return results.findings(row.id, { ...filters, vsBase: { compare: vsBase, baseRefId: base?.id ?? null } }, page);
     },
 
+    /** The findings list grouped by vulnerability: one item per vulnerability and package, in the group's state. */
+    async vulnerabilities(actor: Actor, repoId: string, rawRef: string | undefined, filters: VulnerabilityFilters, page: Page) {
+      const repo = await authorizedRepo(actor, repoId, 'scan.read');
+      const { row } = await refOf(repo, rawRef);
+      if (!row) return { total: 0, items: [] };
+      const groups = (await results.vulnerabilityGroups(row.id)).filter((g) => (filters.state === 'all' || g.state === filters.state)
+        && (!filters.severity || g.severity === filters.severity) && (!filters.tool || g.tools.includes(filters.tool)));
+      return { total: groups.length, items: groups.slice(page.offset, page.offset + page.perPage) };
+    },
+
     async components(actor: Actor, repoId: string, rawRef: string | undefined, q: string | undefined, page: Page) {
       const repo = await authorizedRepo(actor, repoId, 'scan.read');
       const { row } = await refOf(repo, rawRef);
@@ -145,7 +162,7 @@ function statusRowOf(repo: RepoWithScan): RepoStatusRow | undefined {
   return {
     repository_id: repo.id, state: repo.state, last_upload_at: repo.last_upload_at, last_completed_at: repo.last_completed_at,
     open_critical: repo.open_critical ?? 0, open_high: repo.open_high ?? 0, open_medium: repo.open_medium ?? 0,
-    open_low: repo.open_low ?? 0, open_info: repo.open_info ?? 0, components: repo.components ?? 0,
+    open_low: repo.open_low ?? 0, open_info: repo.open_info ?? 0, components: repo.components ?? 0, vulnerabilities: repo.vulnerabilities,
   };
 }
 

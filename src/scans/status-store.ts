@@ -3,6 +3,8 @@ import type { Database } from '../db/schema.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
 import { defaultBranch, sameRef } from '../refs/ref-name.js';
+import { groupVulnerabilities, openBySeverity } from '../findings/vulnerabilities.js';
+import { knownAliases, vulnerabilityFindings } from '../findings/vulnerability-store.js';
 
 type Conn = Kysely<Database> | Transaction<Database>;
 
@@ -69,7 +71,15 @@ export async function refreshRefTotals(conn: Conn, refId: string): Promise<void>
     open_info: Number(totals.open_info),
     components: Number(totals.components),
     fixed_total: Number(totals.fixed_total),
+    vulnerabilities: await openVulnerabilities(conn, refId),
   }).where('id', '=', refId).execute();
+}
+
+/** A ref's open vulnerabilities by severity, as JSON; null when it has none (no finding names a package). */
+async function openVulnerabilities(conn: Conn, refId: string): Promise<string | null> {
+  const findings = await vulnerabilityFindings(conn, refId, ['open']);
+  if (findings.length === 0) return null;
+  return JSON.stringify(openBySeverity(groupVulnerabilities(findings, await knownAliases(conn, findings))));
 }
 
 /**
@@ -83,7 +93,7 @@ export async function syncRepoStatus(conn: Conn, repositoryId: string, changed?:
   const defaultRef = defaultBranch(repo.default_branch);
   // Another ref's change leaves the row alone: fewer writes to the row every upload of the repository touches.
   if (changed && !sameRef(changed, defaultRef)) return;
-  const copied = ['state', 'last_upload_at', 'last_completed_at', 'open_critical', 'open_high', 'open_medium', 'open_low', 'open_info', 'components'] as const;
+  const copied = ['state', 'last_upload_at', 'last_completed_at', 'open_critical', 'open_high', 'open_medium', 'open_low', 'open_info', 'components', 'vulnerabilities'] as const;
   await conn.insertInto('repo_status')
     .columns(['repository_id', ...copied])
     .expression(conn.selectFrom('refs').select(['repository_id', ...copied])
@@ -98,6 +108,7 @@ export async function syncRepoStatus(conn: Conn, repositoryId: string, changed?:
       open_low: eb.ref('excluded.open_low'),
       open_info: eb.ref('excluded.open_info'),
       components: eb.ref('excluded.components'),
+      vulnerabilities: eb.ref('excluded.vulnerabilities'),
     })))
     .execute();
 }

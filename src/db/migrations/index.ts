@@ -13,6 +13,7 @@ import * as triage from './0014_triage.js';
 import * as partialChangeIndexes from './0015_partial_change_indexes.js';
 import * as vulnerabilityPriorities from './0016_vulnerability_priorities.js';
 import * as vexStatements from './0017_vex_statements.js';
+import * as vulnerabilities from './0018_vulnerabilities.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0015_partial_change_indexes': partialChangeIndexes,
   '0016_vulnerability_priorities': vulnerabilityPriorities,
   '0017_vex_statements': vexStatements,
+  '0018_vulnerabilities': vulnerabilities,
 };
 
 export const migrationProvider: MigrationProvider = {

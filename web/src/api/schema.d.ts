@@ -2869,6 +2869,15 @@ export interface paths {
                                 /** @description Present and dismissed (by hand or by the tool itself); not counted in open or the severities. */
                                 dismissed: number;
                             };
+                            /** @description Open vulnerabilities, each counted once: findings naming the same vulnerability (by id or any alias, from the finding or the advisory database) in the same package are one, at its highest severity. findings counts each finding. */
+                            vulnerabilities: {
+                                open: number;
+                                critical: number;
+                                high: number;
+                                medium: number;
+                                low: number;
+                                info: number;
+                            };
                             components: number;
                             analyses: {
                                 tool: string;
@@ -2955,6 +2964,8 @@ export interface paths {
                     kev?: boolean;
                     /** @description Default severity (most severe first); epss: highest EPSS probability first, unscored last. */
                     sort?: "severity" | "epss";
+                    /** @description Lists vulnerabilities instead of findings (a VulnerabilityGroup each): findings naming the same vulnerability, by id or any alias (from the finding or the advisory database), in the same package, with the tools that reported it. state, severity and tool apply to the group; the other filters do not combine with it. */
+                    group?: "vulnerability";
                 };
                 header?: never;
                 path: {
@@ -6696,6 +6707,22 @@ export interface components {
                 /** @description Link to documentation about the rule. */
                 help_uri?: string;
             }[];
+        };
+        /** VulnerabilityGroup */
+        VulnerabilityGroup: {
+            /** @description Every id and alias it goes by here. */
+            names: string[];
+            /** @description The package: its purl without version. */
+            package: string;
+            /** @enum {unknown} */
+            severity: "critical" | "high" | "medium" | "low" | "info";
+            /**
+             * @description open when any of its findings is, else dismissed when any is.
+             * @enum {unknown}
+             */
+            state: "open" | "dismissed" | "fixed";
+            tools: string[];
+            finding_ids: string[];
         };
     };
     responses: never;

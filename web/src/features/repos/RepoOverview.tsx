@@ -17,6 +17,12 @@ export function RepoOverview({ repoId, status, uploads, canManage }: { repoId: s
     <div className="overview-grid">
       <Card id="open-title" title="Open findings" aside={<span className="big-number">{formatNumber(status.findings.open)}</span>}>
         <SeverityChart counts={countsOf(status)} />
+        {status.vulnerabilities.open > 0 && (
+          <p className="hint">
+            {formatNumber(status.vulnerabilities.open)} distinct {status.vulnerabilities.open === 1 ? 'vulnerability' : 'vulnerabilities'}: findings
+            that name the same vulnerability in the same package, by any of its ids, count once.
+          </p>
+        )}
       </Card>
       <Card id="trend-title" title="Trend" aside={<span className="muted">open findings per upload</span>}>
         <TrendChart points={openFindingsTrend(uploads)} />

@@ -1,0 +1,87 @@
+import { packageOf } from '../vex/match.js';
+import { SEVERITY_RANK } from '../scans/parsers/severity.js';
+import { SEVERITIES, type Severity } from '../scans/parsers/types.js';
+
+/** A finding that names a package: what grouping looks at. */
+export interface VulnerabilityFinding {
+  id: string;
+  rule_id: string;
+  aliases: string | null;
+  purl: string;
+  severity: string;
+  state: string;
+  tool: string;
+}
+
+/** One vulnerability in one package, however many findings and tools name it. */
+export interface VulnerabilityGroup {
+  /** Every name it goes by here: rule ids, their aliases and the advisory database's. */
+  names: string[];
+  /** The package: its purl without version. */
+  package: string;
+  severity: Severity;
+  state: 'open' | 'dismissed' | 'fixed';
+  tools: string[];
+  finding_ids: string[];
+}
+
+/**
+ * Groups findings that name the same vulnerability in the same package: names are linked when a
+ * finding gives them together (its rule id and aliases) or the advisory database does (`known`:
+ * pairs of an advisory id and an alias), case aside, so CVE-2021-44228 from one scanner and
+ * GHSA-jfh8-c2jp-5v3q from another are one vulnerability of log4j-core. A group is as severe as its
+ * most severe finding, open when any finding is, else dismissed when any is.
+ */
+export function groupVulnerabilities(findings: VulnerabilityFinding[], known: [string, string][]): VulnerabilityGroup[] {
+  const parent = new Map<string, string>();
+  const find = (name: string): string => {
+    let root = name;
+    while (parent.get(root) !== undefined && parent.get(root) !== root) root = parent.get(root)!;
+    for (let at = name; at !== root; ) {
+      const next = parent.get(at)!;
+      parent.set(at, root);
+      at = next;
+    }
+    return root;
+  };
+  const union = (a: string, b: string) => {
+    const [ra, rb] = [find(a.toUpperCase()), find(b.toUpperCase())];
+    if (!parent.has(ra)) parent.set(ra, ra);
+    if (!parent.has(rb)) parent.set(rb, rb);
+    if (ra !== rb) parent.set(rb < ra ? ra : rb, rb < ra ? rb : ra);
+  };
+  const namesOf = (f: VulnerabilityFinding) => [f.rule_id, ...(f.aliases ? (JSON.parse(f.aliases) as string[]) : [])];
+  for (const f of findings) for (const name of namesOf(f)) union(f.rule_id, name);
+  for (const [a, b] of known) union(a, b);
+
+  const groups = new Map<string, VulnerabilityGroup & { rank: number; names_: Set<string>; tools_: Set<string> }>();
+  for (const f of findings) {
+    const pkg = packageOf(f.purl)?.product ?? f.purl;
+    const key = `${pkg}\n${find(f.rule_id.toUpperCase())}`;
+    const severity = (SEVERITY_RANK[f.severity as Severity] === undefined ? 'info' : f.severity) as Severity;
+    let group = groups.get(key);
+    if (!group) {
+      group = { names: [], package: pkg, severity, state: 'fixed', tools: [], finding_ids: [], rank: -1, names_: new Set(), tools_: new Set() };
+      groups.set(key, group);
+    }
+    for (const name of namesOf(f)) group.names_.add(name);
+    group.tools_.add(f.tool);
+    group.finding_ids.push(f.id);
+    if (SEVERITY_RANK[severity] > group.rank) [group.rank, group.severity] = [SEVERITY_RANK[severity], severity];
+    if (f.state === 'open' || (f.state === 'dismissed' && group.state === 'fixed')) group.state = f.state;
+  }
+  // The advisory database's names of a group's vulnerability belong to it too.
+  const byRoot = new Map<string, string[]>();
+  for (const [a, b] of known) for (const name of [a, b]) byRoot.set(find(name.toUpperCase()), [...(byRoot.get(find(name.toUpperCase())) ?? []), name]);
+  return [...groups.entries()].map(([key, { rank: _rank, names_, tools_, ...group }]) => {
+    for (const name of byRoot.get(key.slice(key.indexOf('\n') + 1)) ?? []) names_.add(name);
+    return { ...group, names: [...names_].sort(), tools: [...tools_].sort() };
+  }).sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || a.package.localeCompare(b.package) || a.names[0]!.localeCompare(b.names[0]!));
+}
+
+/** Open vulnerabilities by severity. */
+export function openBySeverity(groups: VulnerabilityGroup[]): Record<Severity, number> {
+  const counts = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
+  for (const group of groups) if (group.state === 'open') counts[group.severity]++;
+  return counts;
+}
