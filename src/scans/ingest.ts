@@ -11,7 +11,7 @@ import { noChanges, zeroCounts, type SeverityChanges } from './severity.js';
 import { SEVERITY_RANK } from './parsers/severity.js';
 import { judgeUpload } from '../gates/judge.js';
 import { suppressionMatcher } from '../suppressions/match.js';
-import { enqueueUploadCompleted } from '../webhooks/outbox.js';
+import { enqueueAdvisoryMatched, enqueueUploadCompleted } from '../webhooks/outbox.js';
 import type { ImportCounts } from './severity.js';
 import { packageOfPurl } from '../advisories/ecosystems/index.js';
 import { ADVISORIES, matchRef } from './advisory-matching.js';
@@ -102,7 +102,9 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
     await refreshRefTotals(trx, ref.id);
     await refreshRefState(trx, upload, { lastCompletedAt: at });
     await judgeUpload(trx, db.dialect, upload, changes);
-    await enqueueUploadCompleted(trx, upload, total);
+    // A re-match is no upload anybody made: its hook event says what the advisories opened.
+    if (upload.format === REMATCH_FORMAT) await enqueueAdvisoryMatched(trx, upload, total);
+    else await enqueueUploadCompleted(trx, upload, total);
     return total;
   });
 }

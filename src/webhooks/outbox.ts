@@ -104,6 +104,26 @@ export async function enqueueUploadFailed(trx: Executor, upload: UploadRow, reas
 }
 
 /**
+ * advisory.matched: a re-match after an advisory import or sync opened findings in a repository that
+ * uploaded nothing (sent instead of upload.completed, since nobody uploaded); inside its transaction.
+ * Not sent when the re-match opened nothing.
+ */
+export async function enqueueAdvisoryMatched(trx: Executor, upload: UploadRow, counts: ImportCounts): Promise<void> {
+  if (counts.new + counts.reopened === 0) return;
+  const repo = await trx.selectFrom('repos').select('org_id').where('id', '=', upload.repository_id).executeTakeFirst();
+  if (!repo) return;
+  const opened = await trx.selectFrom('findings').select('rule_id').distinct()
+    .where('repository_id', '=', upload.repository_id).where('state', '=', 'open')
+    .where((eb) => eb.or([eb('first_upload_id', '=', upload.id), eb('reopened_upload_id', '=', upload.id)]))
+    .orderBy('rule_id').limit(MAX_LISTED_FINDINGS).execute();
+  await enqueueEvent(trx, {
+    orgId: repo.org_id, repositoryId: upload.repository_id, event: 'advisory.matched',
+    payload: { ref: upload.ref, new: counts.new, reopened: counts.reopened, advisories: opened.map((r) => r.rule_id) },
+    findings: (minRank) => newFindingsOf(trx, upload, minRank),
+  });
+}
+
+/**
  * The findings this upload opened: inserted by it, or reopened by it (ingest stamps a reopened
  * finding's reopened_at with its analysis's completed_at, and the analysis's last upload is this one).
  */

@@ -72,7 +72,8 @@ describe.each(DB_KINDS)('advisories on %s', (kind) => {
   let owner: { cookie: string };
   let orgId: string;
   beforeAll(async () => {
-    t = await createTestApp(kind);
+    // A hook on a local address is only created, never reached: what it would be sent is read from its deliveries.
+    t = await createTestApp(kind, { SERVICE_WEBHOOK_ALLOW_PRIVATE: 'true' });
     admin = await t.user('admin', { admin: true });
     owner = await t.user('owner');
     orgId = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie: owner.cookie }, payload: { name: 'acme' } })).json().id;
@@ -178,11 +179,25 @@ describe.each(DB_KINDS)('advisories on %s', (kind) => {
     await upload(repo, cyclonedx([{ name: 'minimist', version: '1.2.5', purl: 'pkg:npm/minimist@1.2.5' }]));
     expect(await findings(repo)).toEqual([]);
 
+    const hook = await t.request({
+      method: 'POST', url: `/api/v1/orgs/${orgId}/webhooks`, headers: { cookie: owner.cookie },
+      payload: { url: 'http://127.0.0.1:9/hook', secret: 'a-long-enough-shared-secret', events: ['advisory.matched', 'upload.completed'], repository_ids: [repo] },
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
     const report = (await importAdvisories(MINIMIST)).json();
     expect(report).toMatchObject({ added: 1, rematch_queued: 1 });
     expect(await t.drain()).toBe(1);
     expect((await findings(repo)).map((f) => [f.rule_id, f.state, f.severity, f.fixed_versions])).toEqual([['GHSA-xvch-5gv4-984h', 'open', 'critical', ['1.2.6']]]);
     expect((await status(repo)).findings).toMatchObject({ open: 1, critical: 1 });
+    // The re-match is announced as what it is, not as an upload nobody made.
+    const sent = await t.db.kysely.selectFrom('webhook_deliveries').select(['event', 'payload']).where('webhook_id', '=', hook.json().id).where('event', '!=', 'ping').execute();
+    expect(sent.map((d) => d.event)).toEqual(['advisory.matched']);
+    expect(JSON.parse(sent[0]!.payload)).toMatchObject({
+      event: 'advisory.matched', repository: { id: repo, name: 'legacy' },
+      data: { new: 1, reopened: 0, advisories: ['GHSA-xvch-5gv4-984h'] },
+      findings: { total: 1, by_severity: { critical: 1 }, items: [{ rule_id: 'GHSA-xvch-5gv4-984h', package_name: 'minimist', package_version: '1.2.5' }] },
+    });
+    await t.request({ method: 'DELETE', url: `/api/v1/orgs/${orgId}/webhooks/${hook.json().id}`, headers: { cookie: owner.cookie } });
 
     const withdrawn = (await importAdvisories({ ...MINIMIST, modified: '2024-06-01T00:00:00Z', withdrawn: '2024-06-01T00:00:00Z' })).json();
     expect(withdrawn).toMatchObject({ withdrawn: 1, rematch_queued: 1 });

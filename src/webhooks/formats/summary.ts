@@ -43,6 +43,12 @@ export function summarize(payload: EventPayload, context: RenderContext): Summar
       text = (gate?.violations ?? []).map((v) => v.message).join(' ') || 'The upload failed its policy.';
       break;
     }
+    case 'advisory.matched': {
+      const advisories = (data.advisories as string[] | undefined) ?? [];
+      title = `${payload.findings?.total ?? 0} findings opened by advisories in ${where}`;
+      text = `Matched without an upload: ${advisories.slice(0, LISTED_IN_CHAT).join(', ')}${advisories.length > LISTED_IN_CHAT ? ', …' : ''}. By severity:`;
+      break;
+    }
     case 'findings.new':
       title = `${payload.findings?.total ?? 0} new findings in ${where}`;
       text = 'New and reopened findings by severity:';
