@@ -92,7 +92,9 @@ describe.each(DB_KINDS)('migration 0006 (results per ref) on %s', (kind) => {
       [ids.plain, 'branch', 'main', 'complete'],
     ]);
     expect(refs.find((r) => r.repository_id === ids.plain)).toMatchObject({ open_high: 2, open_low: 1, components: 1, fixed_total: 1 });
-    expect(await db.kysely.selectFrom('repo_status').selectAll().orderBy('repository_id').execute()).toEqual(statusBefore);
+    // Later migrations add columns (vulnerabilities, null until a ref's next totals); the counts are what they were.
+    const statusAfter = await db.kysely.selectFrom('repo_status').selectAll().orderBy('repository_id').execute();
+    expect(statusAfter.map(({ vulnerabilities, ...before }) => ({ before, vulnerabilities }))).toEqual(statusBefore.map((before) => ({ before, vulnerabilities: null })));
 
     const refOf = Object.fromEntries(refs.map((r) => [r.repository_id, r.id]));
     const analyses = await db.kysely.selectFrom('analyses').select(['id', 'repository_id', 'ref_id', 'open_high', 'fixed_total']).orderBy('id').execute();

@@ -40,3 +40,4 @@ export type Webhook = Item<ResponseBody<'/api/v1/orgs/{id}/webhooks', 'get'>>;
 export type WebhookDelivery = Item<ResponseBody<'/api/v1/orgs/{id}/webhooks/{webhook_id}/deliveries', 'get'>>;
 export type WebhookSettings = RequestBody<'/api/v1/orgs/{id}/webhooks', 'post'>;
 export type WebhookChanges = RequestBody<'/api/v1/orgs/{id}/webhooks/{webhook_id}', 'put'>;
+export type NewSuppressionRule = RequestBody<'/api/v1/orgs/{id}/suppressions', 'post'>;

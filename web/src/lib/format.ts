@@ -40,3 +40,12 @@ export function formatBytes(bytes: number): string {
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${formatNumber(n)} ${n === 1 ? one : many}`;
 }
+
+/**
+ * The last moment of a day picked in a date field (YYYY-MM-DD), in the user's own time zone, as an
+ * ISO instant: "until 1 March" means through the 1st where the user is, not midnight UTC before it.
+ */
+export function endOfLocalDay(date: string): string {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  return new Date(year, month - 1, day, 23, 59, 59, 999).toISOString();
+}

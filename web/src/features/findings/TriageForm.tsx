@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { SelectField, TextField } from '../../components/Field';
+import { endOfLocalDay } from '../../lib/format';
 import { ProblemNotice } from '../../components/ProblemNotice';
 import { useTriageFinding, type DismissalReason, type FindingDetail } from './api';
 
@@ -28,7 +29,7 @@ export function TriageForm({ finding }: { finding: FindingDetail }) {
     // The date input gives a day; the dismissal ends at the start of that day, UTC.
     const body = dismissed
       ? { state: 'open' as const, ...text }
-      : { state: 'dismissed' as const, reason, ...text, ...(until ? { until: `${until}T00:00:00.000Z` } : {}) };
+      : { state: 'dismissed' as const, reason, ...text, ...(until ? { until: endOfLocalDay(until) } : {}) };
     triage.mutate(body, { onSuccess: () => { setComment(''); setUntil(''); } });
   };
 

@@ -1,10 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
 import { queryKeys } from '../../api/query-keys';
-import type { ResponseBody } from '../../api/types';
+import type { NewSuppressionRule, ResponseBody } from '../../api/types';
 
 export type SuppressionRule = ResponseBody<'/api/v1/orgs/{id}/suppressions', 'get'>[number];
-export type NewSuppressionRule = Pick<SuppressionRule, 'reason'> & Partial<Record<'tool' | 'rule_id' | 'path' | 'purl' | 'advisory' | 'comment', string>>;
 
 /** The largest page: an organization keeps a handful of rules, shown in one list. */
 const RULES_SHOWN = 100;
