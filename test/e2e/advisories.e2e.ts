@@ -4,11 +4,10 @@
  * marked on the repository's Components tab, the advisory's page with the affected repository, the
  * dashboard's list, the sources on the admin screen; and the same screens at 390 px and dark.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, newContext, screenshot, watchForPageErrors } from './support/browser.js';
+import { describe, expect, it } from 'vitest';
+import { newContext, screenshot, watchForPageErrors } from './support/browser.js';
 import { expectNoSidewaysScroll } from './support/session.js';
-import { startServer, type RunningServer } from './support/server.js';
+import { browserSuite } from './support/suite.js';
 
 /** The GitHub advisory for lodash's command injection, as osv.dev publishes it (schema 1.6). */
 const LODASH = {
@@ -38,44 +37,10 @@ const SBOM = JSON.stringify({
 
 const SOURCE = 'http://127.0.0.1:9/osv/npm/all.zip';
 
-let server: RunningServer;
-let browser: Browser;
-let context: BrowserContext;
-let page: Page;
-let pageErrors: string[];
-let cookie = '';
+// A source on a loopback address: the SSRF guard refuses it, so its failure shows on the admin screen.
+const suite = browserSuite({ env: { SERVICE_ADVISORY_SOURCES: SOURCE }, signedIn: true });
+const api = suite.api;
 let repoId = '';
-
-async function api<T>(method: string, pathname: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${server.url}${pathname}`, {
-    method,
-    headers: { cookie, origin: server.url, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  expect(res.status, `${method} ${pathname}: ${await res.clone().text()}`).toBeLessThan(300);
-  return res.json() as Promise<T>;
-}
-
-beforeAll(async () => {
-  // A source on a loopback address: the SSRF guard refuses it, so its failure shows on the admin screen.
-  server = await startServer({ env: { SERVICE_ADVISORY_SOURCES: SOURCE } });
-  const login = await fetch(`${server.url}/auth/dev-login`, { method: 'POST', headers: { origin: server.url } });
-  cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  browser = await launchBrowser();
-  context = await newContext(browser, server.url);
-  await context.addCookies(cookie.split('; ').map((pair) => {
-    const [name, ...value] = pair.split('=');
-    return { name: name!, value: value.join('='), url: server.url };
-  }));
-  page = await context.newPage();
-  pageErrors = watchForPageErrors(page);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  expect(pageErrors, 'errors thrown in the page').toEqual([]);
-});
 
 describe('advisories in Chromium', () => {
   it('marks the affected component of an uploaded SBOM on the Components tab', async () => {
@@ -84,65 +49,65 @@ describe('advisories in Chromium', () => {
     const org = await api<{ id: string }>('POST', '/api/v1/orgs', { name: 'acme' });
     repoId = (await api<{ id: string }>('POST', `/api/v1/orgs/${org.id}/repos`, { name: 'storefront' })).id;
     const { key } = await api<{ key: string }>('POST', '/api/v1/apikeys', { name: 'ci', scopes: ['upload'] });
-    const upload = await (await fetch(`${server.url}/api/v1/repos/${repoId}/upload`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: SBOM })).json() as { id: string };
-    const settled = await (await fetch(`${server.url}/api/v1/uploads/${upload.id}?wait=30`, { headers: { authorization: `Bearer ${key}` } })).json() as { status: string };
+    const upload = await (await fetch(`${suite.server.url}/api/v1/repos/${repoId}/upload`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: SBOM })).json() as { id: string };
+    const settled = await (await fetch(`${suite.server.url}/api/v1/uploads/${upload.id}?wait=30`, { headers: { authorization: `Bearer ${key}` } })).json() as { status: string };
     expect(settled.status).toBe('complete');
 
-    await page.goto(`/repos/${repoId}?tab=components`);
-    const table = page.getByRole('table', { name: 'Components' });
+    await suite.page.goto(`/repos/${repoId}?tab=components`);
+    const table = suite.page.getByRole('table', { name: 'Components' });
     const lodash = table.getByRole('row', { name: /lodash/ });
     await lodash.getByText('Vulnerable').waitFor();
     await lodash.getByRole('link', { name: 'GHSA-35jh-r3h4-6jhm' }).waitFor();
     expect(await lodash.textContent()).toContain('fixed in 4.17.21');
     const express = table.getByRole('row', { name: /express/ });
     expect(await express.getByText('Vulnerable').count()).toBe(0);
-    await screenshot(page, 'components-vulnerable');
+    await screenshot(suite.page, 'components-vulnerable');
 
     await lodash.getByRole('link', { name: 'GHSA-35jh-r3h4-6jhm' }).click();
-    await page.waitForURL(/\/advisories\/GHSA-35jh-r3h4-6jhm$/);
+    await suite.page.waitForURL(/\/advisories\/GHSA-35jh-r3h4-6jhm$/);
   });
 
   it('shows the advisory page with its packages and the affected repository', async () => {
-    await page.getByRole('heading', { name: 'GHSA-35jh-r3h4-6jhm' }).waitFor();
-    await page.getByText('Command Injection in lodash').first().waitFor();
-    await page.getByText('CVE-2021-23337').waitFor();
-    await page.getByText('High', { exact: true }).first().waitFor();
-    await page.getByText('vulnerable to Command Injection via the template function').waitFor();
-    const affected = page.getByRole('table', { name: 'Affected packages' });
+    await suite.page.getByRole('heading', { name: 'GHSA-35jh-r3h4-6jhm' }).waitFor();
+    await suite.page.getByText('Command Injection in lodash').first().waitFor();
+    await suite.page.getByText('CVE-2021-23337').waitFor();
+    await suite.page.getByText('High', { exact: true }).first().waitFor();
+    await suite.page.getByText('vulnerable to Command Injection via the template function').waitFor();
+    const affected = suite.page.getByRole('table', { name: 'Affected packages' });
     expect(await affected.textContent()).toContain('fixed in 4.17.21');
-    const repos = page.getByRole('table', { name: 'Affected repositories' });
+    const repos = suite.page.getByRole('table', { name: 'Affected repositories' });
     await repos.getByRole('link', { name: 'acme/storefront' }).click();
-    await page.waitForURL(new RegExp(`/repos/${repoId}\\?tab=components`));
-    await page.getByRole('table', { name: 'Components' }).waitFor();
+    await suite.page.waitForURL(new RegExp(`/repos/${repoId}\\?tab=components`));
+    await suite.page.getByRole('table', { name: 'Components' }).waitFor();
   });
 
   it('lists the advisory on the dashboard by the repositories it affects', async () => {
-    await page.goto('/');
-    const top = page.getByRole('table', { name: 'Advisories affecting the most repositories' });
+    await suite.page.goto('/');
+    const top = suite.page.getByRole('table', { name: 'Advisories affecting the most repositories' });
     const row = top.getByRole('row', { name: /GHSA-35jh-r3h4-6jhm/ });
     await row.waitFor();
     expect(await row.textContent()).toContain('1');
-    await screenshot(page, 'dashboard-advisories');
+    await screenshot(suite.page, 'dashboard-advisories');
     await row.getByRole('link', { name: 'GHSA-35jh-r3h4-6jhm' }).click();
-    await page.getByRole('heading', { name: 'GHSA-35jh-r3h4-6jhm' }).waitFor();
+    await suite.page.getByRole('heading', { name: 'GHSA-35jh-r3h4-6jhm' }).waitFor();
   });
 
   it('shows the advisory sources to the site administrator', async () => {
-    await page.goto('/audit');
-    await page.getByRole('heading', { name: 'Advisory sources' }).waitFor();
-    const source = page.getByRole('table', { name: 'Advisory sources' }).getByRole('row', { name: new RegExp(SOURCE.replaceAll('.', '\\.')) });
+    await suite.page.goto('/audit');
+    await suite.page.getByRole('heading', { name: 'Advisory sources' }).waitFor();
+    const source = suite.page.getByRole('table', { name: 'Advisory sources' }).getByRole('row', { name: new RegExp(SOURCE.replaceAll('.', '\\.')) });
     await source.waitFor();
     // Synced at start on this instance: once tried, the refusal is what the administrator reads.
     await expect.poll(async () => {
-      await page.reload();
+      await suite.page.reload();
       await source.waitFor();
       return source.textContent();
     }, { timeout: 15_000 }).toMatch(/Failed: /);
-    await screenshot(page, 'audit-advisory-sources');
+    await screenshot(suite.page, 'audit-advisory-sources');
   });
 
   it('fits the screens at 390 px and in the dark theme', async () => {
-    const cookies = await context.cookies();
+    const cookies = await suite.context.cookies();
     const views = [
       { name: 'components-vulnerable-390px', path: `/repos/${repoId}?tab=components`, ready: 'text=Vulnerable', options: { width: 390, height: 844 } },
       { name: 'advisory-390px', path: '/advisories/CVE-2021-23337', ready: 'table', options: { width: 390, height: 844 } },
@@ -151,7 +116,7 @@ describe('advisories in Chromium', () => {
       { name: 'advisory-dark', path: '/advisories/GHSA-35jh-r3h4-6jhm', ready: 'table', options: { dark: true } },
     ];
     for (const view of views) {
-      const other = await newContext(browser, server.url, view.options);
+      const other = await newContext(suite.browser, suite.server.url, view.options);
       await other.addCookies(cookies);
       const p = await other.newPage();
       const errors = watchForPageErrors(p);

@@ -2,38 +2,12 @@
  * Badges as a README shows them: real Chromium loads the SVGs from the built server, straight and
  * as <img> in a page, and draws them at their intended size.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, newContext, screenshot } from './support/browser.js';
-import { startServer, type RunningServer } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { screenshot } from './support/browser.js';
+import { browserSuite } from './support/suite.js';
 
-let server: RunningServer;
-let browser: Browser;
-let page: Page;
-let cookie = '';
-
-async function api<T>(method: string, pathname: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${server.url}${pathname}`, {
-    method,
-    headers: { cookie, origin: server.url, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  expect(res.status, `${method} ${pathname}: ${await res.clone().text()}`).toBeLessThan(300);
-  return res.json() as Promise<T>;
-}
-
-beforeAll(async () => {
-  server = await startServer();
-  const login = await fetch(`${server.url}/auth/dev-login`, { method: 'POST', headers: { origin: server.url } });
-  cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  browser = await launchBrowser();
-  page = await (await newContext(browser, server.url)).newPage();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const suite = browserSuite({ signedIn: true });
+const api = suite.api;
 
 describe('badges in Chromium', () => {
   it('render as SVG images of a badge\'s proportions', async () => {
@@ -45,21 +19,21 @@ describe('badges in Chromium', () => {
       version: '2.1.0',
       runs: [{ tool: { driver: { name: 'Scanner', rules: [{ id: 'R1' }] } }, results: [{ ruleId: 'R1', level: 'error', message: { text: 'x' }, properties: { 'security-severity': '9.8' }, locations: [{ physicalLocation: { artifactLocation: { uri: 'a.ts' }, region: { startLine: 1 } } }] }] }],
     });
-    const upload = await (await fetch(`${server.url}/api/v1/repos/${repo.id}/upload`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: sarif })).json() as { id: string };
-    const settled = await (await fetch(`${server.url}/api/v1/uploads/${upload.id}?wait=30`, { headers: { authorization: `Bearer ${key}` } })).json() as { gate: { status: string } };
+    const upload = await (await fetch(`${suite.server.url}/api/v1/repos/${repo.id}/upload`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: sarif })).json() as { id: string };
+    const settled = await (await fetch(`${suite.server.url}/api/v1/uploads/${upload.id}?wait=30`, { headers: { authorization: `Bearer ${key}` } })).json() as { gate: { status: string } };
     expect(settled.gate.status).toBe('fail');
     const token = await api<{ findings_url: string; gate_url: string }>('POST', `/api/v1/repos/${repo.id}/badge-token`);
 
-    const direct = await page.goto(`${server.url}${token.gate_url}`);
+    const direct = await suite.page.goto(`${suite.server.url}${token.gate_url}`);
     expect(direct?.headers()['content-type']).toBe('image/svg+xml; charset=utf-8');
-    expect(await page.locator('svg').getAttribute('aria-label')).toBe('gate: failing');
+    expect(await suite.page.locator('svg').getAttribute('aria-label')).toBe('gate: failing');
 
     // A page of this service (its CSP allows its own images), with the badges as a README embeds them.
-    await page.goto(`${server.url}/`);
+    await suite.page.goto(`${suite.server.url}/`);
     const images = [['findings', token.findings_url], ['gate', token.gate_url], ['wrong', `/badge/${repo.id}/gate.svg?token=syb_wrong`]];
-    await page.evaluate(`document.body.innerHTML = ${JSON.stringify(images.map(([id, src]) => `<img id="${id}" src="${src}">`).join(' '))}`);
+    await suite.page.evaluate(`document.body.innerHTML = ${JSON.stringify(images.map(([id, src]) => `<img id="${id}" src="${src}">`).join(' '))}`);
     // Page code as a string: this project's TypeScript has no DOM types outside web/.
-    const sizes = await page.evaluate(`(async () => {
+    const sizes = await suite.page.evaluate(`(async () => {
       const images = [...document.querySelectorAll('img')];
       await Promise.all(images.map((img) => img.complete ? null : new Promise((resolve) => { img.onload = resolve; img.onerror = resolve; })));
       return Object.fromEntries(images.map((img) => [img.id, [img.naturalWidth, img.naturalHeight]]));
@@ -69,6 +43,6 @@ describe('badges in Chromium', () => {
     expect(sizes.gate![1]).toBe(20);
     expect(sizes.gate![0]).toBeGreaterThan(50);
     expect(sizes.wrong).toEqual([0, 0]);
-    await screenshot(page, 'badges');
+    await screenshot(suite.page, 'badges');
   });
 });

@@ -6,11 +6,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, newContext, screenshot, watchForPageErrors } from './support/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { newContext, screenshot, watchForPageErrors } from './support/browser.js';
+import { browserSuite } from './support/suite.js';
 import { corpus } from './support/paths.js';
-import { startServer, type RunningServer } from './support/server.js';
 import { creator, demoSarif, devLogin, expectNoSidewaysScroll } from './support/session.js';
 
 const CODEQL = path.join(corpus, 'sarif/codeql-2.2.4-js-xss.sarif');
@@ -21,18 +20,14 @@ const SBOM = path.join(corpus, 'cyclonedx/cyclonedx-py-requirements-local-1.5.cd
 const NO_RESULTS = path.join(corpus, 'sarif/semgrep-1.66.2-no-results.sarif');
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';
 
-let server: RunningServer;
-let browser: Browser;
-let context: BrowserContext;
-let page: Page;
-let pageErrors: string[];
+const suite = browserSuite();
 let apiKey = '';
 let orgId = '';
 const repos: Record<string, string> = {};
 
 /** Uploads as CI does: the API key, the file as the body. */
 async function upload(repo: string, file: string | { text: string }, query = ''): Promise<string> {
-  const res = await fetch(`${server.url}/api/v1/repos/${repo}/upload${query}`, {
+  const res = await fetch(`${suite.server.url}/api/v1/repos/${repo}/upload${query}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}` },
     body: typeof file === 'string' ? await readFile(file) : file.text,
@@ -43,7 +38,7 @@ async function upload(repo: string, file: string | { text: string }, query = '')
 
 async function processed(repo: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    const res = await fetch(`${server.url}/api/v1/repos/${repo}/status`, { headers: { authorization: `Bearer ${apiKey}` } });
+    const res = await fetch(`${suite.server.url}/api/v1/repos/${repo}/status`, { headers: { authorization: `Bearer ${apiKey}` } });
     const status = await res.json() as { state: string };
     if (status.state !== 'pending' && status.state !== 'processing') return;
     await new Promise((r) => setTimeout(r, 100));
@@ -56,7 +51,7 @@ async function processed(repo: string): Promise<void> {
  * after a `/` (or a space), found by the position of every character. Runs in the page.
  */
 function midTokenBreaks(selector: string): Promise<string[]> {
-  return page.evaluate(`(() => {
+  return suite.page.evaluate(`(() => {
     const bad = [];
     for (const cell of document.querySelectorAll(${JSON.stringify(selector)})) {
       const chars = [];
@@ -81,13 +76,8 @@ function midTokenBreaks(selector: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  context = await newContext(browser, server.url);
-  page = await context.newPage();
-  pageErrors = watchForPageErrors(page);
-  await devLogin(page);
-  const post = creator(page, server);
+  await devLogin(suite.page);
+  const post = creator(suite.page, suite.server);
   orgId = (await post<{ id: string }>('/api/v1/orgs', { name: 'Acme' })).id;
   for (const name of ['web-app', 'sbom-only', 'clean-service', 'never-scanned', 'changes']) {
     repos[name] = (await post<{ id: string }>(`/api/v1/orgs/${orgId}/repos`, { name })).id;
@@ -99,40 +89,35 @@ beforeAll(async () => {
   for (const repo of Object.values(repos)) await processed(repo);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  expect(pageErrors, 'errors thrown in the page').toEqual([]);
-});
 
 describe('the screens', () => {
   it('dashboard: only repositories with something open need attention; SBOM-only ones are an inventory, not clean', async () => {
-    await page.goto('/');
-    const attention = page.getByRole('table', { name: /need attention/ });
+    await suite.page.goto('/');
+    const attention = suite.page.getByRole('table', { name: /need attention/ });
     await attention.getByRole('rowheader', { name: /web-app/ }).waitFor();
     expect(await attention.getByRole('rowheader').count()).toBe(1);
-    const quiet = page.getByRole('table', { name: 'Repositories with nothing open' });
+    const quiet = suite.page.getByRole('table', { name: 'Repositories with nothing open' });
     await quiet.getByRole('row', { name: /sbom-only/ }).getByText('Inventory only').waitFor();
     await quiet.getByRole('row', { name: /clean-service/ }).getByText('Clean', { exact: true }).waitFor();
     await quiet.getByRole('row', { name: /never-scanned/ }).getByText('Never scanned').waitFor();
-    await screenshot(page, 'screens-dashboard');
+    await screenshot(suite.page, 'screens-dashboard');
     // Its own page says the same, rather than "every analysis came back clean".
     await quiet.getByRole('link', { name: 'sbom-only' }).click();
-    await page.getByRole('heading', { name: 'sbom-only' }).waitFor();
-    await page.getByText('Inventory only').waitFor();
-    expect(await page.getByText('No open findings').count()).toBe(0);
+    await suite.page.getByRole('heading', { name: 'sbom-only' }).waitFor();
+    await suite.page.getByText('Inventory only').waitFor();
+    expect(await suite.page.getByText('No open findings').count()).toBe(0);
   });
 
   it('repository: picks up an upload made from a shell within 5 s, without a reload', async () => {
-    await page.goto(`/repos/${repos['web-app']}`);
-    const findings = page.getByRole('table', { name: 'Findings' });
+    await suite.page.goto(`/repos/${repos['web-app']}`);
+    const findings = suite.page.getByRole('table', { name: 'Findings' });
     await findings.getByRole('rowheader', { name: /js\/xss/ }).first().waitFor();
     expect(await findings.getByText('AWS Access Key').count()).toBe(0);
     // What CI does, while the page stays open.
     const started = Date.now();
     await upload(repos['web-app']!, GITLEAKS, '?category=secrets');
     await findings.getByRole('rowheader', { name: /AWS Access Key/ }).first().waitFor({ timeout: 5000 });
-    await page.getByRole('link', { name: /^Uploads\s*2$/ }).waitFor({ timeout: 5000 - (Date.now() - started) });
+    await suite.page.getByRole('link', { name: /^Uploads\s*2$/ }).waitFor({ timeout: 5000 - (Date.now() - started) });
     // The commit Gitleaks names for a leak, as a short sha beside its location.
     const commit = findings.locator('td.location .finding-commit[title="Commit 6d127980966808f7413935678e079dcd7fedf9c2"]');
     expect(await commit.first().textContent()).toBe('@6d12798');
@@ -142,8 +127,8 @@ describe('the screens', () => {
     await upload(repos['web-app']!, KICS, '?category=ci');
     await upload(repos['web-app']!, SNYK, '?category=deps');
     await processed(repos['web-app']!);
-    await page.goto(`/repos/${repos['web-app']}`);
-    const findings = page.getByRole('table', { name: 'Findings' });
+    await suite.page.goto(`/repos/${repos['web-app']}`);
+    const findings = suite.page.getByRole('table', { name: 'Findings' });
     await findings.getByRole('rowheader', { name: /Run Block Injection/ }).first().waitFor();
     expect(await findings.textContent()).not.toContain('20f14e1a-a899-4e79-9f09-b6a84cd4649b');
     // KICS reports its one finding twice, word for word: one row with a count.
@@ -159,19 +144,19 @@ describe('the screens', () => {
     // The path itself (a commit or a count may follow it on the next line).
     expect(await midTokenBreaks('table.findings td.location .location-path')).toEqual([]);
     // Four uploads within a minute: the trend's axis says their time once, not twice.
-    const axis = await page.locator('.trend-chart text.chart-axis').allTextContents();
+    const axis = await suite.page.locator('.trend-chart text.chart-axis').allTextContents();
     expect(axis.length).toBeGreaterThanOrEqual(4);
     expect(new Set(axis).size, axis.join(' | ')).toBe(axis.length);
-    await screenshot(page, 'screens-findings');
+    await screenshot(suite.page, 'screens-findings');
 
     // A wrong upload is not permanent: an owner removes its analysis, and every count follows.
-    const before = Number((await page.locator('.big-number').textContent())!.replace(/\D/g, ''));
-    const analyses = page.getByRole('list', { name: 'Analyses' });
+    const before = Number((await suite.page.locator('.big-number').textContent())!.replace(/\D/g, ''));
+    const analyses = suite.page.getByRole('list', { name: 'Analyses' });
     await analyses.getByRole('listitem').filter({ hasText: 'KICS' }).getByRole('button', { name: 'Remove' }).click();
     await analyses.getByRole('button', { name: 'Remove KICS (ci)' }).click();
     await analyses.getByText('KICS').waitFor({ state: 'detached' });
     await findings.getByRole('rowheader', { name: /Run Block Injection/ }).first().waitFor({ state: 'detached' });
-    expect(await page.locator('.big-number').textContent()).toBe(String(before - 1));
+    expect(await suite.page.locator('.big-number').textContent()).toBe(String(before - 1));
   });
 
   it('an upload opens with what it changed: new, reopened (not counted as new) and fixed findings', async () => {
@@ -180,99 +165,99 @@ describe('the screens', () => {
     await processed(repo);
     const second = await upload(repo, { text: demoSarif(['R1']) });
     await processed(repo);
-    await page.goto(`/repos/${repo}/uploads/${second}?list=fixed`);
-    await page.getByRole('table', { name: 'Fixed findings of this upload' }).getByRole('rowheader', { name: /R2/ }).waitFor();
+    await suite.page.goto(`/repos/${repo}/uploads/${second}?list=fixed`);
+    await suite.page.getByRole('table', { name: 'Fixed findings of this upload' }).getByRole('rowheader', { name: /R2/ }).waitFor();
 
     const third = await upload(repo, { text: demoSarif(['R1', 'R2', 'R3']) });
     await processed(repo);
-    await page.goto(`/repos/${repo}?tab=uploads`);
-    await page.getByRole('table', { name: /Uploads/ }).getByRole('link', { name: /^Upload of/ }).first().click();
-    await page.waitForURL(new RegExp(`/repos/${repo}/uploads/${third}$`));
-    const fresh = page.getByRole('table', { name: 'New findings of this upload' });
+    await suite.page.goto(`/repos/${repo}?tab=uploads`);
+    await suite.page.getByRole('table', { name: /Uploads/ }).getByRole('link', { name: /^Upload of/ }).first().click();
+    await suite.page.waitForURL(new RegExp(`/repos/${repo}/uploads/${third}$`));
+    const fresh = suite.page.getByRole('table', { name: 'New findings of this upload' });
     await fresh.getByRole('rowheader', { name: /R3/ }).waitFor();
     expect(await fresh.getByRole('rowheader').allTextContents()).toHaveLength(1);
-    expect(await page.getByRole('link', { name: /^New\s*1$/ }).count()).toBe(1);
+    expect(await suite.page.getByRole('link', { name: /^New\s*1$/ }).count()).toBe(1);
 
-    await page.getByRole('link', { name: /^Reopened\s*1$/ }).click();
-    const reopened = page.getByRole('table', { name: 'Reopened findings of this upload' });
+    await suite.page.getByRole('link', { name: /^Reopened\s*1$/ }).click();
+    const reopened = suite.page.getByRole('table', { name: 'Reopened findings of this upload' });
     await reopened.getByRole('row', { name: /R2/ }).getByText('reopened').waitFor();
-    await screenshot(page, 'screens-upload');
+    await screenshot(suite.page, 'screens-upload');
     // R2 came back, so the second upload no longer counts it among what stayed fixed.
-    await page.goto(`/repos/${repo}/uploads/${second}?list=fixed`);
-    await page.getByText('No fixed findings').waitFor();
+    await suite.page.goto(`/repos/${repo}/uploads/${second}?list=fixed`);
+    await suite.page.getByText('No fixed findings').waitFor();
   });
 
   it('while a screen loads it shows the shape of the page; a missing repository, organization or page is "not found", with a way back', async () => {
     const slowRepository = '**/api/v1/repos/*';
-    await page.route(slowRepository, async (route) => {
+    await suite.page.route(slowRepository, async (route) => {
       await new Promise((r) => setTimeout(r, 1000));
       await route.continue();
     });
-    await page.goto(`/repos/${repos['web-app']}`);
-    await page.getByRole('status', { name: 'Loading the repository…' }).locator('.skeleton').first().waitFor();
-    await screenshot(page, 'screens-skeleton');
-    await page.getByRole('heading', { name: 'web-app' }).waitFor();
-    await page.unroute(slowRepository);
+    await suite.page.goto(`/repos/${repos['web-app']}`);
+    await suite.page.getByRole('status', { name: 'Loading the repository…' }).locator('.skeleton').first().waitFor();
+    await screenshot(suite.page, 'screens-skeleton');
+    await suite.page.getByRole('heading', { name: 'web-app' }).waitFor();
+    await suite.page.unroute(slowRepository);
 
     for (const [url, title] of [
       ['/repos/00000000-0000-0000-0000-000000000000', 'Repository not found'],
       ['/orgs/no-such-org', 'Organization not found'],
       ['/no/such/page', 'Page not found'],
     ] as const) {
-      await page.goto(url);
-      await page.getByRole('heading', { name: title }).waitFor();
-      expect(await page.getByText('Something went wrong').count(), url).toBe(0);
+      await suite.page.goto(url);
+      await suite.page.getByRole('heading', { name: title }).waitFor();
+      expect(await suite.page.getByText('Something went wrong').count(), url).toBe(0);
     }
-    await screenshot(page, 'screens-not-found');
-    await page.getByRole('link', { name: 'Go to the dashboard' }).click();
-    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    await screenshot(suite.page, 'screens-not-found');
+    await suite.page.getByRole('link', { name: 'Go to the dashboard' }).click();
+    await suite.page.getByRole('heading', { name: 'Dashboard' }).waitFor();
   });
 
   it('organization: tabs count repositories, teams and members, and the count follows a removal', async () => {
-    await page.goto(`/orgs/${orgId}`);
-    const tabs = page.getByRole('navigation', { name: 'Organization sections' });
+    await suite.page.goto(`/orgs/${orgId}`);
+    const tabs = suite.page.getByRole('navigation', { name: 'Organization sections' });
     await tabs.getByRole('link', { name: /Repositories\s*5/ }).waitFor();
     await tabs.getByRole('link', { name: /Teams\s*0/ }).waitFor();
     await tabs.getByRole('link', { name: /Members\s*1/ }).waitFor();
-    const row = page.getByRole('row', { name: /never-scanned/ });
+    const row = suite.page.getByRole('row', { name: /never-scanned/ });
     await row.getByRole('button', { name: 'Remove' }).click();
     await row.getByRole('button', { name: 'Remove never-scanned' }).click();
     await tabs.getByRole('link', { name: /Repositories\s*4/ }).waitFor();
-    await page.getByRole('row', { name: /never-scanned/ }).waitFor({ state: 'detached' });
+    await suite.page.getByRole('row', { name: /never-scanned/ }).waitFor({ state: 'detached' });
   });
 
   it('audit log: owners read their organization\'s, administrators the whole site\'s, filtered by action and person', async () => {
-    await page.goto(`/orgs/${orgId}?tab=audit`);
-    const log = page.getByRole('table', { name: /Audit log/ });
+    await suite.page.goto(`/orgs/${orgId}?tab=audit`);
+    const log = suite.page.getByRole('table', { name: /Audit log/ });
     await log.getByRole('row', { name: /repo\.deleted/ }).waitFor();
     expect(await log.getByRole('row', { name: /repo\.created/ }).count()).toBe(5);
 
-    await page.getByLabel('Action').fill('repo.deleted');
-    await page.waitForURL(/action=repo\.deleted/);
+    await suite.page.getByLabel('Action').fill('repo.deleted');
+    await suite.page.waitForURL(/action=repo\.deleted/);
     await log.getByRole('row', { name: /repo\.created/ }).first().waitFor({ state: 'detached' });
     expect(await log.getByRole('rowheader').count()).toBe(1);
     expect(await log.textContent()).toContain('never-scanned');
 
-    await page.getByLabel('Person').fill('nobody-like-this');
-    await page.getByText('No events match these filters').waitFor();
-    await page.getByLabel('Person').fill('dev');
+    await suite.page.getByLabel('Person').fill('nobody-like-this');
+    await suite.page.getByText('No events match these filters').waitFor();
+    await suite.page.getByLabel('Person').fill('dev');
     await log.getByRole('row', { name: /repo\.deleted/ }).waitFor();
-    await screenshot(page, 'screens-org-audit');
+    await screenshot(suite.page, 'screens-org-audit');
 
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click();
-    await page.waitForURL(/\/audit$/);
-    await page.getByRole('table', { name: /Audit log/ }).getByRole('row', { name: /api_key\.created/ }).waitFor();
-    await page.getByLabel('Action').fill('dev_login');
-    await page.waitForURL(/\/audit\?action=dev_login/);
-    const rows = page.getByRole('table', { name: /Audit log/ }).getByRole('rowheader');
-    await page.getByRole('table', { name: /Audit log/ }).getByRole('row', { name: /api_key\.created/ }).waitFor({ state: 'detached' });
+    await suite.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click();
+    await suite.page.waitForURL(/\/audit$/);
+    await suite.page.getByRole('table', { name: /Audit log/ }).getByRole('row', { name: /api_key\.created/ }).waitFor();
+    await suite.page.getByLabel('Action').fill('dev_login');
+    await suite.page.waitForURL(/\/audit\?action=dev_login/);
+    const rows = suite.page.getByRole('table', { name: /Audit log/ }).getByRole('rowheader');
+    await suite.page.getByRole('table', { name: /Audit log/ }).getByRole('row', { name: /api_key\.created/ }).waitFor({ state: 'detached' });
     expect(await rows.count()).toBeGreaterThanOrEqual(1);
-    await screenshot(page, 'screens-site-audit');
+    await screenshot(suite.page, 'screens-site-audit');
   });
 
   it('on a phone nothing scrolls sideways, the CI command is whole, and branch and SHA stay together', async () => {
-    const cookies = await context.cookies();
-    const phone = await newContext(browser, server.url, { width: 390, height: 844 });
+    const cookies = await suite.context.cookies();
+    const phone = await newContext(suite.browser, suite.server.url, { width: 390, height: 844 });
     await phone.addCookies(cookies);
     const p = await phone.newPage();
     const errors = watchForPageErrors(p);
@@ -312,7 +297,7 @@ describe('the screens', () => {
     expect(errors).toEqual([]);
     await phone.close();
 
-    const dark = await newContext(browser, server.url, { dark: true });
+    const dark = await newContext(suite.browser, suite.server.url, { dark: true });
     await dark.addCookies(cookies);
     const d = await dark.newPage();
     await d.goto(`/repos/${web}`);

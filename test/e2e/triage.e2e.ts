@@ -3,10 +3,9 @@
  * the dismissed filter, dismissing ticked rows together, and a suppression rule made in the
  * organization's settings that holds the findings under a path; and all of it on a 390 px phone.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, newContext, screenshot, watchForPageErrors } from './support/browser.js';
-import { startServer, type RunningServer } from './support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { newContext, screenshot, watchForPageErrors } from './support/browser.js';
+import { browserSuite } from './support/suite.js';
 import { creator, devLogin, expectNoSidewaysScroll } from './support/session.js';
 
 /** Help as a hostile report could carry it: a script tag and a javascript: link among ordinary markdown. */
@@ -47,51 +46,36 @@ const SARIF = JSON.stringify({
   }],
 });
 
-let server: RunningServer;
-let browser: Browser;
-let context: BrowserContext;
-let page: Page;
-let pageErrors: string[];
+const suite = browserSuite();
 let orgId = '';
 let repoId = '';
 
 beforeAll(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  context = await newContext(browser, server.url);
-  page = await context.newPage();
-  pageErrors = watchForPageErrors(page);
-  await devLogin(page);
-  const post = creator(page, server);
+  await devLogin(suite.page);
+  const post = creator(suite.page, suite.server);
   orgId = (await post<{ id: string }>('/api/v1/orgs', { name: 'Acme' })).id;
   repoId = (await post<{ id: string }>(`/api/v1/orgs/${orgId}/repos`, { name: 'web-app' })).id;
   const apiKey = (await post<{ key: string }>('/api/v1/apikeys', { name: 'ci', scopes: ['upload'], expires_at: null, org_ids: null })).key;
-  const res = await fetch(`${server.url}/api/v1/repos/${repoId}/upload?category=demo`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: SARIF });
+  const res = await fetch(`${suite.server.url}/api/v1/repos/${repoId}/upload?category=demo`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: SARIF });
   expect(res.status, await res.clone().text()).toBe(202);
   for (let i = 0; i < 100; i++) {
-    const status = await (await page.request.get(`/api/v1/repos/${repoId}/status`)).json() as { state: string };
+    const status = await (await suite.page.request.get(`/api/v1/repos/${repoId}/status`)).json() as { state: string };
     if (status.state !== 'pending' && status.state !== 'processing') break;
     await new Promise((r) => setTimeout(r, 100));
   }
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  expect(pageErrors, 'errors thrown in the page').toEqual([]);
-});
-
-const findingsTable = () => page.getByRole('table', { name: 'Findings' });
+const findingsTable = () => suite.page.getByRole('table', { name: 'Findings' });
 const openRows = () => findingsTable().getByRole('rowheader');
 
 describe('triage', () => {
   it('a finding has its own page: message, location, the rule help rendered from markdown with the script and javascript: link inert', async () => {
-    await page.goto(`/repos/${repoId}`);
+    await suite.page.goto(`/repos/${repoId}`);
     await findingsTable().getByRole('link', { name: 'demo/xss' }).click();
-    await page.getByRole('heading', { name: 'demo/xss', level: 1 }).waitFor();
-    expect(page.url()).toMatch(/\/findings\/[^/]+$/);
-    await page.getByText('Problem demo/xss in src/app.js').waitFor();
-    const help = page.locator('.finding-help');
+    await suite.page.getByRole('heading', { name: 'demo/xss', level: 1 }).waitFor();
+    expect(suite.page.url()).toMatch(/\/findings\/[^/]+$/);
+    await suite.page.getByText('Problem demo/xss in src/app.js').waitFor();
+    const help = suite.page.locator('.finding-help');
     await help.getByRole('heading', { name: 'Cross-site scripting' }).waitFor();
     expect(await help.locator('strong').textContent()).toBe('write');
     expect(await help.getByRole('link', { name: 'the cheat sheet' }).getAttribute('href')).toBe('https://cheatsheetseries.owasp.org/');
@@ -100,27 +84,27 @@ describe('triage', () => {
     await help.getByText('click me').waitFor();
     expect(await help.locator('a[href^="javascript"]').count()).toBe(0);
     await help.getByText('click me').click();
-    expect(await page.evaluate('window.pwned')).toBeUndefined();
-    await page.getByRole('heading', { name: 'History' }).waitFor();
-    await page.locator('.timeline').getByText('First reported').waitFor();
+    expect(await suite.page.evaluate('window.pwned')).toBeUndefined();
+    await suite.page.getByRole('heading', { name: 'History' }).waitFor();
+    await suite.page.locator('.timeline').getByText('First reported').waitFor();
   });
 
   it('dismissing it as a false positive shows the dismissal and its history, and it moves to the dismissed filter', async () => {
-    await page.getByLabel('Reason').selectOption('false_positive');
-    await page.getByLabel(/^Comment/).fill('Output is escaped by the template');
-    await page.getByRole('button', { name: 'Dismiss finding' }).click();
-    await page.getByRole('button', { name: 'Reopen finding' }).waitFor();
-    expect(await page.getByTestId('finding-state').textContent()).toBe('dismissed');
-    expect(await page.getByTestId('dismissal').textContent()).toContain('False positive');
-    const timeline = page.locator('.timeline');
+    await suite.page.getByLabel('Reason').selectOption('false_positive');
+    await suite.page.getByLabel(/^Comment/).fill('Output is escaped by the template');
+    await suite.page.getByRole('button', { name: 'Dismiss finding' }).click();
+    await suite.page.getByRole('button', { name: 'Reopen finding' }).waitFor();
+    expect(await suite.page.getByTestId('finding-state').textContent()).toBe('dismissed');
+    expect(await suite.page.getByTestId('dismissal').textContent()).toContain('False positive');
+    const timeline = suite.page.locator('.timeline');
     await timeline.getByText('Dismissed', { exact: true }).waitFor();
     await timeline.getByText('Output is escaped by the template').waitFor();
-    await screenshot(page, 'triage-finding');
+    await screenshot(suite.page, 'triage-finding');
 
-    await page.goto(`/repos/${repoId}?state=dismissed`);
+    await suite.page.goto(`/repos/${repoId}?state=dismissed`);
     await findingsTable().getByRole('link', { name: 'demo/xss' }).waitFor();
     expect(await openRows().count()).toBe(1);
-    await page.goto(`/repos/${repoId}`);
+    await suite.page.goto(`/repos/${repoId}`);
     await findingsTable().getByRole('link', { name: 'demo/sqli' }).waitFor();
     expect(await findingsTable().getByRole('link', { name: 'demo/xss' }).count()).toBe(0);
   });
@@ -129,38 +113,38 @@ describe('triage', () => {
     expect(await openRows().count()).toBe(4);
     await findingsTable().getByRole('checkbox', { name: /demo\/sqli/ }).check();
     await findingsTable().getByRole('checkbox', { name: /demo\/path/ }).check();
-    await page.getByText('2 findings selected').waitFor();
-    await page.getByLabel('Reason for the selected').selectOption('wont_fix');
-    await page.getByRole('button', { name: 'Dismiss selected' }).click();
-    await page.getByRole('status').getByText('2 findings changed').waitFor();
+    await suite.page.getByText('2 findings selected').waitFor();
+    await suite.page.getByLabel('Reason for the selected').selectOption('wont_fix');
+    await suite.page.getByRole('button', { name: 'Dismiss selected' }).click();
+    await suite.page.getByRole('status').getByText('2 findings changed').waitFor();
     await findingsTable().getByRole('link', { name: 'demo/sqli' }).waitFor({ state: 'detached' });
     expect(await openRows().count()).toBe(2);
-    await page.goto(`/repos/${repoId}?state=dismissed`);
+    await suite.page.goto(`/repos/${repoId}?state=dismissed`);
     await findingsTable().getByRole('link', { name: 'demo/path' }).waitFor();
     expect(await openRows().count()).toBe(3);
   });
 
   it('a suppression rule on a path glob, made in the organization settings, holds the findings under it', async () => {
-    await page.goto(`/orgs/${orgId}?tab=suppressions`);
-    await page.getByText('No suppression rules').waitFor();
-    await page.getByLabel(/^Path glob/).fill('test/**');
-    await page.getByLabel('Reason').selectOption('used_in_tests');
-    await page.getByRole('button', { name: 'Create rule' }).click();
-    const rules = page.getByRole('table', { name: 'Suppression rules' });
+    await suite.page.goto(`/orgs/${orgId}?tab=suppressions`);
+    await suite.page.getByText('No suppression rules').waitFor();
+    await suite.page.getByLabel(/^Path glob/).fill('test/**');
+    await suite.page.getByLabel('Reason').selectOption('used_in_tests');
+    await suite.page.getByRole('button', { name: 'Create rule' }).click();
+    const rules = suite.page.getByRole('table', { name: 'Suppression rules' });
     await rules.getByRole('rowheader', { name: /test\/\*\*/ }).waitFor();
     await expect.poll(async () => {
-      await page.reload();
+      await suite.page.reload();
       return rules.getByTestId('rule-findings').textContent();
     }, { timeout: 10_000 }).toBe('1');
-    await page.goto(`/repos/${repoId}`);
+    await suite.page.goto(`/repos/${repoId}`);
     await findingsTable().getByRole('link', { name: 'demo/redirect' }).waitFor();
     expect(await findingsTable().getByRole('link', { name: 'demo/secret' }).count()).toBe(0);
   });
 
   it('no sideways scrolling at 390 px, light and dark', async () => {
     for (const dark of [false, true]) {
-      const phone = await newContext(browser, server.url, { width: 390, height: 844, dark });
-      await phone.addCookies(await context.cookies());
+      const phone = await newContext(suite.browser, suite.server.url, { width: 390, height: 844, dark });
+      await phone.addCookies(await suite.context.cookies());
       const small = await phone.newPage();
       const smallErrors = watchForPageErrors(small);
       await small.goto(`/repos/${repoId}?state=all`);
@@ -175,7 +159,7 @@ describe('triage', () => {
       await small.getByRole('table', { name: 'Suppression rules' }).waitFor();
       await expectNoSidewaysScroll(small, 'suppression rules');
       await phone.close();
-      pageErrors.push(...smallErrors);
+      expect(smallErrors, 'errors thrown in the page at 390 px').toEqual([]);
     }
   });
 });
