@@ -139,8 +139,9 @@ async function applyAnalysis(
       arriving.push({ fingerprint, reason: 'suppressed', comment: finding.suppression || null, until: null, suppressionId: null, vexUploadId: null });
       continue;
     }
-    const matchable = { repository_id: upload.repository_id, tool: parsed.tool.name, rule_id: finding.ruleId, file_path: finding.filePath, purl: finding.purl };
-    const by = rules.find((r) => r.matches(matchable));
+    const matchable = rules.length === 0 ? null
+      : { repository_id: upload.repository_id, tool: parsed.tool.name, rule_id: finding.ruleId, file_path: finding.filePath, purl: finding.purl };
+    const by = matchable && rules.find((r) => r.matches(matchable));
     if (by) {
       arriving.push({ fingerprint, reason: by.rule.reason, comment: by.rule.comment, until: by.rule.expires_at, suppressionId: by.rule.id, vexUploadId: null });
       continue;

@@ -11,7 +11,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('refs').addColumn('vulnerabilities', 'text').execute();
   // The repository's status row is a copy of its default branch's ref row (scans/status-store.ts).
   await db.schema.alterTable('repo_status').addColumn('vulnerabilities', 'text').execute();
-  await db.schema.createIndex('findings_ref_vulnerabilities').on('findings').column('ref_id')
+  // With state too: SQLite, given ref_id and state, otherwise takes the page index (ref_id, state, ...)
+  // and reads every open finding of the ref to test its purl, a SARIF ref's 100,000 included.
+  await db.schema.createIndex('findings_ref_vulnerabilities').on('findings').columns(['ref_id', 'state'])
     .where(sql.ref('purl'), 'is not', null).execute();
 }
 
