@@ -89,12 +89,16 @@ export function resultsStore(db: Kysely<Database>) {
             .whereRef('other.category', '=', 'analyses.category').whereRef('other.format', '=', 'analyses.format')))
           .where((eb) => eb.not(eb.exists(openInSameAnalysisOf(eb, refId))));
       }
-      let ordered = query.selectAll('findings').select(['analyses.tool', 'analyses.category', 'analyses.format'])
-        .select([inKev().as('in_kev'), epssProbability().as('epss_probability'), epssPercentile().as('epss_percentile')]);
+      let ordered = query.selectAll('findings').select(['analyses.tool', 'analyses.category', 'analyses.format']);
       // Unscored findings last on both databases (PostgreSQL puts nulls first when descending).
       if (filters.sort === 'epss') ordered = ordered.orderBy(sql`coalesce(${epssProbability()}, -1)`, 'desc');
-      const items = await ordered.orderBy('findings.severity_rank', 'desc').orderBy('findings.id')
-        .limit(page.perPage).offset(page.offset).execute();
+      const paged = ordered.orderBy('findings.severity_rank', 'desc').orderBy('findings.id').limit(page.perPage).offset(page.offset);
+      // KEV and EPSS for the page's findings only: in the paging select itself, PostgreSQL worked them
+      // out for every row the offset skips too (page 10 took 60 ms instead of 3).
+      let withPriorities = db.selectFrom(paged.as('page')).selectAll('page')
+        .select([inKev('page.rule_id').as('in_kev'), epssProbability('page.rule_id').as('epss_probability'), epssPercentile('page.rule_id').as('epss_percentile')]);
+      if (filters.sort === 'epss') withPriorities = withPriorities.orderBy(sql`coalesce(${epssProbability('page.rule_id')}, -1)`, 'desc');
+      const items = await withPriorities.orderBy('page.severity_rank', 'desc').orderBy('page.id').execute();
       const total = (vsBase ? null : await this.aggregateTotal(refId, filters))
         ?? Number((await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
       return { total, items };
