@@ -1,6 +1,7 @@
 import cvss from 'ae-cvss-calculator';
 import type { Severity } from '../scans/parsers/types.js';
 import { severityFromWord } from '../scans/parsers/severity.js';
+import { httpLink } from '../scans/parsers/links.js';
 import { packageKey } from './ecosystems/index.js';
 
 /**
@@ -40,6 +41,8 @@ export interface Advisory {
   /** The CVSS score the severity was computed from, when the record has a vector we can score. */
   cvssScore: number | null;
   affected: AffectedPackage[];
+  /** Where to read more (OSV `references`): http and https URLs only, since they are shown as links. */
+  references: { type: string; url: string }[];
 }
 
 export class OsvError extends Error {
@@ -83,6 +86,11 @@ export function parseOsv(record: unknown): Advisory {
     severity: scored !== null ? cvssSeverity(scored) : wordSeverity(record) ?? 'medium',
     cvssScore: scored,
     affected: affected.filter((a): a is AffectedPackage => a !== null),
+    references: (Array.isArray(record.references) ? record.references : []).flatMap((reference) => {
+      if (!isObject(reference)) return [];
+      const url = httpLink(text(reference.url));
+      return url ? [{ type: text(reference.type) ?? 'WEB', url }] : [];
+    }),
   };
 }
 

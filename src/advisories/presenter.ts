@@ -37,6 +37,7 @@ export function presentAdvisory({ advisory, packages, repositories }: AdvisoryDe
   return {
     ...presentAdvisorySummary(advisory),
     details: advisory.details,
+    references: advisory.references ? (JSON.parse(advisory.references) as AdvisoryJson['references']) : [],
     affected: packages.map((p) => ({
       ecosystem: p.ecosystem, name: p.name,
       ranges: JSON.parse(p.ranges) as AdvisoryJson['affected'][number]['ranges'], versions: JSON.parse(p.versions) as string[],

@@ -46,6 +46,7 @@ const EventSchema = Type.Object({
 export const AdvisorySchema = Type.Object({
   ...AdvisorySummarySchema.properties,
   details: Nullable(Type.String()),
+  references: Type.Array(Type.Object({ type: Type.String(), url: Type.String() }), { description: 'Where to read more (OSV references): http(s) links only.' }),
   affected: Type.Array(Type.Object({
     ecosystem: Type.String(), name: Type.String(),
     ranges: Type.Array(Type.Object({ type: Type.String(), events: Type.Array(EventSchema) })),

@@ -68,6 +68,7 @@ export function advisoryStore(db: Kysely<Database>) {
           id: a.id, modified: a.modified, published: a.published, withdrawn: a.withdrawn,
           aliases: JSON.stringify(a.aliases), summary: a.summary, details: a.details,
           severity: a.severity, cvss_score: a.cvssScore, imported_at: at,
+          references: a.references.length > 0 ? JSON.stringify(a.references) : null,
         }));
         for (const { id, ...row } of rows.filter((r) => stored.has(r.id))) await trx.updateTable('advisories').set(row).where('id', '=', id).execute();
         await insertChunked(trx, 'advisories', rows.filter((r) => !stored.has(r.id)));

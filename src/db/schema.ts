@@ -446,6 +446,8 @@ export interface AdvisoriesTable {
   severity: string;
   cvss_score: number | null;
   imported_at: string;
+  /** JSON array of {type, url} (http and https only); null when the record has none. */
+  references: Generated<string | null>;
 }
 
 export interface AdvisoryAliasesTable {

@@ -21,6 +21,12 @@ const LODASH = osv('GHSA-35jh-r3h4-6jhm', {
     ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '4.17.21' }] }],
     database_specific: { source: 'https://github.com/github/advisory-database/blob/main/advisories/github-reviewed/2021/02/GHSA-35jh-r3h4-6jhm/GHSA-35jh-r3h4-6jhm.json' },
   }],
+  references: [
+    { type: 'ADVISORY', url: 'https://nvd.nist.gov/vuln/detail/CVE-2021-23337' },
+    { type: 'WEB', url: 'https://github.com/lodash/lodash/blob/ddfd9b11a0126db2302cb70ec9973b66baec0975/lodash.js#L14851' },
+    // Anyone can publish a record: a reference that is no web page is never stored, so never linked.
+    { type: 'PACKAGE', url: 'javascript:alert(document.cookie)' },
+  ],
   database_specific: { severity: 'HIGH', cwe_ids: ['CWE-77', 'CWE-94'], github_reviewed: true },
 });
 
@@ -112,6 +118,11 @@ describe.each(DB_KINDS)('advisories on %s', (kind) => {
     const REPEATED = osv('GHSA-rept-0000-0001', { summary: 'first', affected: [{ package: { ecosystem: 'npm', name: 'left-pad' }, versions: ['1.0.0'] }] });
     const repeated = await importAdvisories([REPEATED, { ...REPEATED, summary: 'newer', modified: '2024-03-01T00:00:00Z' }, REPEATED]);
     expect(repeated.json()).toMatchObject({ added: 1, updated: 1, unchanged: 1, rejected: [] });
+    const lodash = await t.request({ url: '/api/v1/advisories/CVE-2021-23337', headers: { cookie: owner.cookie } });
+    expect(lodash.json().references).toEqual([
+      { type: 'ADVISORY', url: 'https://nvd.nist.gov/vuln/detail/CVE-2021-23337' },
+      { type: 'WEB', url: 'https://github.com/lodash/lodash/blob/ddfd9b11a0126db2302cb70ec9973b66baec0975/lodash.js#L14851' },
+    ]);
     const stored = await t.request({ url: '/api/v1/advisories/GHSA-rept-0000-0001', headers: { cookie: owner.cookie } });
     expect(stored.json()).toMatchObject({ id: 'GHSA-rept-0000-0001', summary: 'newer', modified: '2024-03-01T00:00:00.000Z' });
     const empty = await importAdvisories(Buffer.alloc(0), admin.cookie, 'application/zip');

@@ -14,6 +14,7 @@ import * as partialChangeIndexes from './0015_partial_change_indexes.js';
 import * as vulnerabilityPriorities from './0016_vulnerability_priorities.js';
 import * as vexStatements from './0017_vex_statements.js';
 import * as vulnerabilities from './0018_vulnerabilities.js';
+import * as advisoryReferences from './0019_advisory_references.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0016_vulnerability_priorities': vulnerabilityPriorities,
   '0017_vex_statements': vexStatements,
   '0018_vulnerabilities': vulnerabilities,
+  '0019_advisory_references': advisoryReferences,
 };
 
 export const migrationProvider: MigrationProvider = {

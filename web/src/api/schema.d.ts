@@ -6272,6 +6272,11 @@ export interface paths {
                             published: string | null;
                             withdrawn: string | null;
                             details: string | null;
+                            /** @description Where to read more (OSV references): http(s) links only. */
+                            references: {
+                                type: string;
+                                url: string;
+                            }[];
                             affected: {
                                 ecosystem: string;
                                 name: string;

@@ -110,6 +110,18 @@ function AdvisoryDetail({ advisory: a }: { advisory: Advisory }) {
           ? <EmptyState title="No affected packages listed" />
           : <DataTable caption="Affected packages" columns={AFFECTED_COLUMNS} rows={a.affected} rowKey={(p) => `${p.ecosystem} ${p.name}`} />}
       </section>
+
+      {a.references.length > 0 && (
+        <section className="section card" aria-labelledby="references-title">
+          <h2 id="references-title" className="card-title">References</h2>
+          {/* Only http(s) URLs are stored, so every one is safe to link. */}
+          <ul className="references">
+            {a.references.map((r) => (
+              <li key={`${r.type} ${r.url}`}><span className="muted">{r.type.toLowerCase()}</span> <a href={r.url} rel="noreferrer noopener" target="_blank">{r.url}</a></li>
+            ))}
+          </ul>
+        </section>
+      )}
     </>
   );
 }
