@@ -5,6 +5,7 @@ import { paginate, type Page, type Paged } from '../db/page.js';
 import type { Severity } from './parsers/types.js';
 import { SEVERITY_RANK } from './parsers/severity.js';
 import { containsIgnoringCase } from '../db/like.js';
+import { compiledOnce } from '../db/compiled.js';
 import { epssPercentile, epssProbability, inKev } from '../advisories/priorities-store.js';
 
 export interface FindingFilters {
@@ -42,22 +43,21 @@ const SEVERITY_COLUMN = {
 
 /** Reads of scan results. Totals come from the aggregates where the filters allow, so a page costs the same at any size. */
 export function resultsStore(db: Kysely<Database>) {
-  // Compiled with placeholder values; each call supplies the repository id, ref kind and ref name, in that order.
-  const analysesQuery = db.selectFrom('analyses')
+  // Parameters: the repository id, ref kind and ref name, in that order.
+  const analysesOfRef = compiledOnce(db, db.selectFrom('analyses')
     .innerJoin('refs', 'refs.id', 'analyses.ref_id')
     .innerJoin('uploads', 'uploads.id', 'analyses.last_upload_id')
     .selectAll('analyses').select('uploads.status as upload_status')
     .where('refs.repository_id', '=', '').where('refs.kind', '=', '').where('refs.name', '=', '')
-    .orderBy('analyses.tool').orderBy('analyses.category').orderBy('analyses.format').compile();
+    .orderBy('analyses.tool').orderBy('analyses.category').orderBy('analyses.format'));
   return {
     /**
      * The analyses of a ref, named by repository and ref so the default branch's status needs no ref
      * lookup first. The status read asks this on every request, so the SQL is built once and only
      * its parameters change.
      */
-    async analyses(repositoryId: string, ref: RefName): Promise<AnalysisWithUpload[]> {
-      const result = await db.executeQuery<AnalysisWithUpload>({ ...analysesQuery, parameters: [repositoryId, ref.kind, ref.name] });
-      return result.rows;
+    analyses(repositoryId: string, ref: RefName): Promise<AnalysisWithUpload[]> {
+      return analysesOfRef(repositoryId, ref.kind, ref.name);
     },
 
     async findings(refId: string, filters: FindingFilters, page: Page): Promise<Paged<FindingWithAnalysis>> {
