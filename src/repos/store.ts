@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, OrgRole, RepoRow, RepoStatusRow } from '../db/schema.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
 import { containsIgnoringCase } from '../db/like.js';
+import { compiledOnce } from '../db/compiled.js';
 
 /** A repository with its scan summary (null columns when it was never scanned). */
 export type RepoWithScan = RepoRow & { [K in keyof Omit<RepoStatusRow, 'repository_id'>]: RepoStatusRow[K] | null };
@@ -15,18 +16,20 @@ const SCAN_COLUMNS = [
 export function repoStore(db: Kysely<Database>) {
   const joined = () => db.selectFrom('repos').leftJoin('repo_status', 'repo_status.repository_id', 'repos.id');
   const withScan = () => joined().selectAll('repos').select(SCAN_COLUMNS);
+  // Parameters: the user id (in the membership join), then the repository id.
+  const repoForUser = compiledOnce(db, withScan()
+    .leftJoin('memberships', (join) => join.onRef('memberships.org_id', '=', 'repos.org_id').on('memberships.user_id', '=', ''))
+    .select('memberships.role as member_role')
+    .where('repos.id', '=', ''));
   return {
     async insert(repo: RepoRow): Promise<void> {
       await db.insertInto('repos').values(repo).execute();
     },
 
     /** The repository, its scan summary and the user's role in its org, in one query (the hot read path). */
-    byIdFor(id: string, userId: string): Promise<(RepoWithScan & { member_role: OrgRole | null }) | undefined> {
-      return withScan()
-        .leftJoin('memberships', (join) => join.onRef('memberships.org_id', '=', 'repos.org_id').on('memberships.user_id', '=', userId))
-        .select('memberships.role as member_role')
-        .where('repos.id', '=', id)
-        .executeTakeFirst();
+    async byIdFor(id: string, userId: string): Promise<(RepoWithScan & { member_role: OrgRole | null }) | undefined> {
+      const [row] = await repoForUser(userId, id);
+      return row;
     },
 
     /** The repository and its scan summary, whoever asks (badges check their token instead). */

@@ -1,10 +1,11 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
-import type { AnalysesTable, ComponentRow, Database, FindingRow, FindingsTable } from '../db/schema.js';
+import type { AnalysesTable, AnalysisRow, ComponentRow, Database, FindingRow, FindingsTable } from '../db/schema.js';
 import type { RefName } from '../refs/ref-name.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
 import type { Severity } from './parsers/types.js';
 import { SEVERITY_RANK } from './parsers/severity.js';
 import { containsIgnoringCase } from '../db/like.js';
+import { compiledOnce } from '../db/compiled.js';
 import { epssPercentile, epssProbability, inKev } from '../advisories/priorities-store.js';
 import { groupVulnerabilities, type VulnerabilityGroup } from '../findings/vulnerabilities.js';
 import { knownAliases, vulnerabilityFindings } from '../findings/vulnerability-store.js';
@@ -35,6 +36,7 @@ export type FindingWithAnalysis = FindingRow & {
   /** Joined from kev_entries and epss_scores when read (advisories/priorities-store). */
   in_kev: boolean | number; epss_probability: number | null; epss_percentile: number | null;
 };
+export type AnalysisWithUpload = AnalysisRow & { upload_status: string };
 export type ComponentWithTool = ComponentRow & { tool: string };
 
 const SEVERITY_COLUMN = {
@@ -43,6 +45,13 @@ const SEVERITY_COLUMN = {
 
 /** Reads of scan results. Totals come from the aggregates where the filters allow, so a page costs the same at any size. */
 export function resultsStore(db: Kysely<Database>) {
+  // Parameters: the repository id, ref kind and ref name, in that order.
+  const analysesOfRef = compiledOnce(db, db.selectFrom('analyses')
+    .innerJoin('refs', 'refs.id', 'analyses.ref_id')
+    .innerJoin('uploads', 'uploads.id', 'analyses.last_upload_id')
+    .selectAll('analyses').select('uploads.status as upload_status')
+    .where('refs.repository_id', '=', '').where('refs.kind', '=', '').where('refs.name', '=', '')
+    .orderBy('analyses.tool').orderBy('analyses.category').orderBy('analyses.format'));
   return {
     /** A ref's vulnerabilities (findings naming a package, grouped by vulnerability and package), in every state. */
     async vulnerabilityGroups(refId: string): Promise<VulnerabilityGroup[]> {
@@ -50,14 +59,13 @@ export function resultsStore(db: Kysely<Database>) {
       return groupVulnerabilities(findings, await knownAliases(db, findings));
     },
 
-    /** The analyses of a ref, named by repository and ref so the default branch's status needs no ref lookup first. */
-    analyses(repositoryId: string, ref: RefName) {
-      return db.selectFrom('analyses')
-        .innerJoin('refs', 'refs.id', 'analyses.ref_id')
-        .innerJoin('uploads', 'uploads.id', 'analyses.last_upload_id')
-        .selectAll('analyses').select('uploads.status as upload_status')
-        .where('refs.repository_id', '=', repositoryId).where('refs.kind', '=', ref.kind).where('refs.name', '=', ref.name)
-        .orderBy('analyses.tool').orderBy('analyses.category').orderBy('analyses.format').execute();
+    /**
+     * The analyses of a ref, named by repository and ref so the default branch's status needs no ref
+     * lookup first. The status read asks this on every request, so the SQL is built once and only
+     * its parameters change.
+     */
+    analyses(repositoryId: string, ref: RefName): Promise<AnalysisWithUpload[]> {
+      return analysesOfRef(repositoryId, ref.kind, ref.name);
     },
 
     async findings(refId: string, filters: FindingFilters, page: Page): Promise<Paged<FindingWithAnalysis>> {
