@@ -70,7 +70,9 @@ describe('advisories in Chromium', () => {
   it('shows the advisory page with its packages and the affected repository', async () => {
     await suite.page.getByRole('heading', { name: 'GHSA-35jh-r3h4-6jhm' }).waitFor();
     await suite.page.getByText('Command Injection in lodash').first().waitFor();
-    await suite.page.getByText('CVE-2021-23337').waitFor();
+    await suite.page.getByText('CVE-2021-23337', { exact: true }).waitFor();
+    // Its references are links (the record's http(s) ones only).
+    await suite.page.getByRole('link', { name: 'https://nvd.nist.gov/vuln/detail/CVE-2021-23337' }).waitFor();
     await suite.page.getByText('High', { exact: true }).first().waitFor();
     await suite.page.getByText('vulnerable to Command Injection via the template function').waitFor();
     const affected = suite.page.getByRole('table', { name: 'Affected packages' });
