@@ -56,8 +56,8 @@ export function findingService(findings: FindingStore, authorizedRepo: Authorize
         fingerprints = await findings.fingerprintsOfIds(repoId, selection.ids);
       } else {
         const name = selection.ref ? requestedRef(selection.ref) : defaultBranch(repo.default_branch);
-        const ref = await findings.refId(repoId, name.kind, name.name);
-        fingerprints = ref ? await findings.fingerprintsMatching(ref.id, selection.filters) : [];
+        const refId = await findings.refId(repoId, name);
+        fingerprints = refId ? await findings.fingerprintsMatching(refId, selection.filters) : [];
       }
       const changed = fingerprints.length === 0 ? [] : await findings.triage(repoId, fingerprints, change,
         change.state === 'dismissed' ? 'dismissed' : 'reopened_by_hand', actor.user.id, now());

@@ -2,6 +2,8 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Db, Dialect } from '../db/index.js';
 import { newId } from '../db/ids.js';
+import type { RefName } from '../refs/ref-name.js';
+import { refIdOf } from '../refs/store.js';
 import { containsIgnoringCase } from '../db/like.js';
 import type { Severity } from '../scans/parsers/types.js';
 import { SEVERITY_RANK } from '../scans/parsers/severity.js';
@@ -100,9 +102,7 @@ export function findingStore(db: Db) {
       return (await query.execute()).map((r) => r.fingerprint);
     },
 
-    refId(repositoryId: string, kind: string, name: string) {
-      return kysely.selectFrom('refs').select('id').where('repository_id', '=', repositoryId).where('kind', '=', kind).where('name', '=', name).executeTakeFirst();
-    },
+    refId: (repositoryId: string, ref: RefName) => refIdOf(kysely, repositoryId, ref),
 
     /** Dismissals whose `dismissed_until` has passed, by repository. */
     async expiredDismissals(at: string): Promise<Map<string, string[]>> {

@@ -7,7 +7,8 @@ import type { RefName } from '../refs/ref-name.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import type { Gate } from './types.js';
 import type { SeverityChanges } from '../scans/severity.js';
-import { gateFacts, policyStore, recordGate, refIdOf } from './store.js';
+import { gateFacts, policyStore, recordGate } from './store.js';
+import { refIdOf } from '../refs/store.js';
 
 /** gate.failed, written with the verdict so a hook hears of every failed gate and of nothing else. */
 async function enqueueGateFailed(trx: Transaction<Database>, upload: UploadRow, gate: Gate): Promise<void> {

@@ -5,7 +5,7 @@ import type { SeverityChanges } from '../scans/severity.js';
 import { SEVERITY_RANK } from '../scans/parsers/severity.js';
 import type { ComponentFact, FindingFact, GateFacts, Tally } from './evaluate.js';
 import type { Gate, Policy } from './types.js';
-import type { RefName } from '../refs/ref-name.js';
+import { refIdOf } from '../refs/store.js';
 import { openInSameAnalysisOf } from '../scans/results-store.js';
 import { inKev } from '../advisories/priorities-store.js';
 
@@ -61,16 +61,6 @@ export function policyStore(db: Conn) {
       return { source: 'organization', document: row?.inherited ? (JSON.parse(row.inherited) as Policy) : {} };
     },
   };
-}
-
-/**
- * The ref a gate judges: an upload's own (a branch, tag or pull request), or the default branch
- * when the repository is judged as it stands; undefined when it has no results yet.
- */
-export async function refIdOf(db: Conn, repositoryId: string, ref: RefName): Promise<string | undefined> {
-  const row = await db.selectFrom('refs').select('id')
-    .where('repository_id', '=', repositoryId).where('kind', '=', ref.kind).where('name', '=', ref.name).executeTakeFirst();
-  return row?.id;
 }
 
 /** Reads what a policy's rules need of one ref, and nothing more (a ref may hold a million findings). */

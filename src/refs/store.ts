@@ -6,6 +6,16 @@ import { defaultBranch, type RefName } from './ref-name.js';
 /** Refs that retention may remove: every kind but tags, which are releases and are kept. */
 const RETAINED_KINDS = ['branch', 'pull_request'];
 
+/**
+ * The id of a repository's ref by name (a gate's, a VEX export's, a bulk triage's), in or out of a
+ * transaction; undefined when the ref has no results yet.
+ */
+export async function refIdOf(db: Kysely<Database>, repositoryId: string, ref: RefName): Promise<string | undefined> {
+  const row = await db.selectFrom('refs').select('id')
+    .where('repository_id', '=', repositoryId).where('kind', '=', ref.kind).where('name', '=', ref.name).executeTakeFirst();
+  return row?.id;
+}
+
 export function refStore(db: Kysely<Database>) {
   return {
     byName(repositoryId: string, ref: RefName): Promise<RefRow | undefined> {

@@ -11,7 +11,7 @@ export function vexService(vex: VexStore, authorizedRepo: AuthorizedRepo) {
     async statements(actor: Actor, repoId: string, rawRef: string | undefined) {
       const repo = await authorizedRepo(actor, repoId, 'vex.read');
       const name = rawRef ? requestedRef(rawRef) : defaultBranch(repo.default_branch);
-      const refId = await vex.refId(repoId, name.kind, name.name);
+      const refId = await vex.refId(repoId, name);
       // A ref never scanned has no vulnerabilities to state anything about: an empty document, not a 404.
       return { repo, rows: refId ? await vex.vulnerabilities(repoId, refId) : [], at: now() };
     },

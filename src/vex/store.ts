@@ -1,5 +1,7 @@
 import type { NotNull } from 'kysely';
 import type { Db } from '../db/index.js';
+import type { RefName } from '../refs/ref-name.js';
+import { refIdOf } from '../refs/store.js';
 
 /** A vulnerability finding of a ref with its fingerprint's dismissal, as a VEX statement needs it. */
 export interface VexFindingRow {
@@ -13,11 +15,7 @@ export interface VexFindingRow {
 
 export function vexStore({ kysely: db }: Db) {
   return {
-    async refId(repositoryId: string, kind: string, name: string): Promise<string | undefined> {
-      const row = await db.selectFrom('refs').select('id').where('repository_id', '=', repositoryId)
-        .where('kind', '=', kind).where('name', '=', name).executeTakeFirst();
-      return row?.id;
-    },
+    refId: (repositoryId: string, ref: RefName) => refIdOf(db, repositoryId, ref),
 
     /** The ref's findings that name a package by purl (vulnerabilities), in a stable order. */
     async vulnerabilities(repositoryId: string, refId: string): Promise<VexFindingRow[]> {
