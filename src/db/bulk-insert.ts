@@ -1,6 +1,7 @@
-import { sql, type Insertable, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Insertable, type Transaction } from 'kysely';
 import type SQLite from 'better-sqlite3';
 import type { Database } from './schema.js';
+import { CopyRows } from './copy.js';
 
 /** PostgreSQL array types of the columns bulk-inserted with unnest. */
 export type PgColumnType = 'text' | 'integer' | 'timestamptz';
@@ -12,11 +13,11 @@ export interface BulkTarget {
 }
 
 /**
- * Inserts many rows fast on either dialect, inside the caller's transaction. PostgreSQL gets one
- * array parameter per column and `unnest`: a handful of parameters for any number of rows, one
- * round trip. SQLite runs in-process, so one prepared single-row statement run per row beats
- * building and preparing huge multi-row statements; it runs on the very connection that holds the
- * Kysely transaction (SQLite has one), so it is part of that transaction.
+ * Inserts many rows fast on either dialect, inside the caller's transaction. PostgreSQL gets them
+ * through COPY (db/copy.ts), on the transaction's own connection. SQLite runs in-process, so one
+ * prepared single-row statement run per row beats building and preparing huge multi-row statements;
+ * it runs on the very connection that holds the Kysely transaction (SQLite has one), so it is part
+ * of that transaction.
  */
 export async function bulkInsert<T extends keyof Database>(
   target: BulkTarget,
@@ -33,15 +34,18 @@ export async function bulkInsert<T extends keyof Database>(
     for (const row of rows) statement.run(names.map((n) => (row as Record<string, unknown>)[n] ?? null));
     return;
   }
-  const arrays = names.map((name) => sql`${rows.map((row) => (row as Record<string, unknown>)[name] ?? null)}::${sql.raw(columns[name]!)}[]`);
-  await sql`insert into ${sql.table(table)} (${sql.join(names.map((n) => sql.ref(n)))}) select * from unnest(${sql.join(arrays)})`
-    .execute(target.trx);
+  await target.trx.executeQuery(CompiledQuery.raw(
+    `copy "${table}" (${names.map((n) => `"${n}"`).join(', ')}) from stdin`,
+    [new CopyRows(names, rows as Record<string, unknown>[])],
+  ));
 }
 
 /**
- * Updates many rows by id, each with its own values, in one statement on PostgreSQL (`update ... from
- * unnest(...)`) and one prepared statement run per row on SQLite. Re-imports where code moved change
- * the lines of nearly every finding: one UPDATE per row cost PostgreSQL a round trip each.
+ * Updates many rows by id, each with its own values: on PostgreSQL the values are copied into a
+ * temporary table (dropped in the same transaction) and applied in one `update ... from`; on SQLite
+ * one prepared statement runs per row. Re-imports where code moved change the lines of nearly every
+ * finding: one UPDATE per row cost PostgreSQL a round trip each, and `unnest` arrays cost it as
+ * much in parsing array literals as in updating.
  */
 export async function bulkUpdate<T extends keyof Database>(
   target: BulkTarget,
@@ -56,7 +60,15 @@ export async function bulkUpdate<T extends keyof Database>(
     for (const row of rows) statement.run(...names.map((n) => row[n] ?? null), row.id);
     return;
   }
-  const arrays = [sql`${rows.map((row) => row.id)}::text[]`, ...names.map((name) => sql`${rows.map((row) => row[name] ?? null)}::${sql.raw(columns[name]!)}[]`)];
+  const { trx } = target;
+  const changes = sql.table(`${table}_changes`);
+  await sql`create temporary table ${changes} (id text, ${sql.join(names.map((n) => sql`${sql.ref(n)} ${sql.raw(columns[n]!)}`))}) on commit drop`
+    .execute(trx);
+  await trx.executeQuery(CompiledQuery.raw(
+    `copy "${table}_changes" (id, ${names.map((n) => `"${n}"`).join(', ')}) from stdin`,
+    [new CopyRows(['id', ...names], rows)],
+  ));
   await sql`update ${sql.table(table)} as t set ${sql.join(names.map((n) => sql`${sql.ref(n)} = v.${sql.ref(n)}`))}
-    from unnest(${sql.join(arrays)}) as v(id, ${sql.join(names.map((n) => sql.ref(n)))}) where t.id = v.id`.execute(target.trx);
+    from ${changes} as v where t.id = v.id`.execute(trx);
+  await sql`drop table ${changes}`.execute(trx);
 }

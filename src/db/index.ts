@@ -5,6 +5,7 @@ import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { Database } from './schema.js';
 import { withStatementCache } from './sqlite-statements.js';
+import { copyAwarePool } from './copy.js';
 import { latestMigration, migrationProvider } from './migrations/index.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -81,7 +82,7 @@ function openPostgres(url: string): Kysely<Database> {
   // reports the outage.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: copyAwarePool(pool) }) });
 }
 
 async function migrate(kysely: Kysely<Database>): Promise<void> {

@@ -14,7 +14,7 @@ const POLL_MS = 1000;
 
 /** Uploads, results and the ingest workers, wired together. */
 export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRepo) {
-  const uploads = uploadStore(db.kysely, db.dialect);
+  const uploads = uploadStore(db.kysely, db.dialect, { holdForWorkers: config.workers > 0 });
   const results = resultsStore(db.kysely);
   const refs = refStore(db.kysely);
   const options: WorkerOptions = { leaseMs: config.uploadLeaseMs, pollMs: POLL_MS, maxAttempts: MAX_ATTEMPTS };

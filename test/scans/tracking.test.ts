@@ -100,6 +100,17 @@ describe.each(DB_KINDS)('findings across uploads on %s', (kind) => {
     expect(after.filter((r) => r.level === 'error')).toHaveLength(1);
   });
 
+  it('stores text exactly as the tool wrote it, whatever characters the bulk write must escape', async () => {
+    const repo = await seedRepository(db);
+    // COPY's text format gives tab, newline, carriage return and backslash a meaning, and \N and \. too.
+    const messages = ['tab\there', 'line\nbreak\r\nwindows', 'back\\slash \\N \\. \\t', '\\N', '\\.', 'quote " \' , ;', 'ünïcødé ✓ 𝄞', ' spaced '];
+    await upload(repo, messages.map((message, i) => ({ rule: `r${i}`, file: `dir with space/f%${i}.js`, line: i + 1, message })));
+    const stored = await db.kysely.selectFrom('findings').select(['rule_id', 'message', 'file_path'])
+      .where('repository_id', '=', repo).orderBy('start_line').execute();
+    expect(stored.map((f) => f.message)).toEqual(messages);
+    expect(stored.map((f) => f.file_path)).toEqual(messages.map((_, i) => `dir with space/f%${i}.js`));
+  });
+
   it('keeps one finding with a count for a result the tool repeats, and numbers only distinct ones', async () => {
     const repo = await seedRepository(db);
     const rows = () => db.kysely.selectFrom('findings').select(['id', 'start_line', 'occurrences', 'state'])

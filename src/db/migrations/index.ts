@@ -15,6 +15,7 @@ import * as vulnerabilityPriorities from './0016_vulnerability_priorities.js';
 import * as vexStatements from './0017_vex_statements.js';
 import * as vulnerabilities from './0018_vulnerabilities.js';
 import * as advisoryReferences from './0019_advisory_references.js';
+import * as findingsRepositoryCheck from './0020_findings_repository_check.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0017_vex_statements': vexStatements,
   '0018_vulnerabilities': vulnerabilities,
   '0019_advisory_references': advisoryReferences,
+  '0020_findings_repository_check': findingsRepositoryCheck,
 };
 
 export const migrationProvider: MigrationProvider = {
