@@ -59,15 +59,16 @@ async function copyIn(client: pg.PoolClient, text: string, { columns, rows }: Co
   return { command: 'COPY', rowCount: stream.rowCount, rows: [] };
 }
 
-function* copyText(columns: readonly string[], rows: readonly Record<string, unknown>[]): Generator<string> {
+function* copyText(columns: readonly string[], rows: readonly Record<string, unknown>[]): Generator<Buffer> {
+  const values = new Array<string>(columns.length);
   for (let start = 0; start < rows.length; start += ROWS_PER_CHUNK) {
-    let chunk = '';
+    const lines: string[] = [];
     for (const row of rows.slice(start, start + ROWS_PER_CHUNK)) {
-      let line = '';
-      for (let i = 0; i < columns.length; i++) line += (i === 0 ? '' : '\t') + copyValue(row[columns[i]!]);
-      chunk += `${line}\n`;
+      for (let i = 0; i < columns.length; i++) values[i] = copyValue(row[columns[i]!]);
+      lines.push(values.join('\t'));
     }
-    yield chunk;
+    lines.push('');
+    yield Buffer.from(lines.join('\n'));
   }
 }
 
@@ -76,7 +77,7 @@ const SPECIALS = /[\\\n\r\t]/g;
 const ESCAPED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** One value in COPY's text format: `\N` is null; backslash, newline, carriage return and tab are escaped. */
-export function copyValue(value: unknown): string {
+function copyValue(value: unknown): string {
   if (value === null || value === undefined) return '\\N';
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
   if (typeof value === 'boolean') return value ? 't' : 'f';

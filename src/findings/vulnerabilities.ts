@@ -33,27 +33,8 @@ export interface VulnerabilityGroup {
  * most severe finding, open when any finding is, else dismissed when any is.
  */
 export function groupVulnerabilities(findings: VulnerabilityFinding[], known: [string, string][]): VulnerabilityGroup[] {
-  const parent = new Map<string, string>();
-  const find = (name: string): string => {
-    let root = name;
-    while (parent.get(root) !== undefined && parent.get(root) !== root) root = parent.get(root)!;
-    for (let at = name; at !== root; ) {
-      const next = parent.get(at)!;
-      parent.set(at, root);
-      at = next;
-    }
-    return root;
-  };
-  const union = (a: string, b: string) => {
-    const [ra, rb] = [find(a.toUpperCase()), find(b.toUpperCase())];
-    if (!parent.has(ra)) parent.set(ra, ra);
-    if (!parent.has(rb)) parent.set(rb, rb);
-    if (ra !== rb) parent.set(rb < ra ? ra : rb, rb < ra ? rb : ra);
-  };
+  const find = linkedNames(findings, known);
   const namesOf = (f: VulnerabilityFinding) => [f.rule_id, ...(f.aliases ? (JSON.parse(f.aliases) as string[]) : [])];
-  for (const f of findings) for (const name of namesOf(f)) union(f.rule_id, name);
-  for (const [a, b] of known) union(a, b);
-
   const groups = new Map<string, VulnerabilityGroup & { rank: number; names_: Set<string>; tools_: Set<string> }>();
   for (const f of findings) {
     const pkg = packageOf(f.purl)?.product ?? f.purl;
@@ -79,9 +60,56 @@ export function groupVulnerabilities(findings: VulnerabilityFinding[], known: [s
   }).sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || a.package.localeCompare(b.package) || a.names[0]!.localeCompare(b.names[0]!));
 }
 
-/** Open vulnerabilities by severity. */
-export function openBySeverity(groups: VulnerabilityGroup[]): Record<Severity, number> {
+/**
+ * Open vulnerabilities by severity: the groups `groupVulnerabilities` would make of these open
+ * findings, counted without building their names and tools. Every upload of an SBOM works them out
+ * for the ref's totals, for as many findings as the SBOM has vulnerable packages.
+ */
+export function openVulnerabilityCounts(open: VulnerabilityFinding[], known: [string, string][]): Record<Severity, number> {
+  const find = linkedNames(open, known);
+  const packages = new Map<string, string>();
+  const rankOf = new Map<string, number>();
+  for (const f of open) {
+    let pkg = packages.get(f.purl);
+    if (pkg === undefined) {
+      pkg = packageOf(f.purl)?.product ?? f.purl;
+      packages.set(f.purl, pkg);
+    }
+    const key = `${pkg}\n${find(f.rule_id.toUpperCase())}`;
+    const rank = SEVERITY_RANK[f.severity as Severity] ?? SEVERITY_RANK.info;
+    if (rank > (rankOf.get(key) ?? -1)) rankOf.set(key, rank);
+  }
   const counts = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
-  for (const group of groups) if (group.state === 'open') counts[group.severity]++;
+  for (const rank of rankOf.values()) counts[SEVERITIES.find((s) => SEVERITY_RANK[s] === rank)!]++;
   return counts;
+}
+
+/**
+ * Links names that name one vulnerability: a finding gives them together (its rule id and
+ * aliases), or the advisory database does (`known`), case aside. Returns the lookup of a name's
+ * (upper-cased) representative.
+ */
+function linkedNames(findings: VulnerabilityFinding[], known: [string, string][]): (upperName: string) => string {
+  const parent = new Map<string, string>();
+  const find = (name: string): string => {
+    let root = name;
+    while (parent.get(root) !== undefined && parent.get(root) !== root) root = parent.get(root)!;
+    for (let at = name; at !== root; ) {
+      const next = parent.get(at)!;
+      parent.set(at, root);
+      at = next;
+    }
+    return root;
+  };
+  const union = (a: string, b: string) => {
+    const [ra, rb] = [find(a.toUpperCase()), find(b.toUpperCase())];
+    if (!parent.has(ra)) parent.set(ra, ra);
+    if (!parent.has(rb)) parent.set(rb, rb);
+    if (ra !== rb) parent.set(rb < ra ? ra : rb, rb < ra ? rb : ra);
+  };
+  for (const f of findings) {
+    if (f.aliases) for (const alias of JSON.parse(f.aliases) as string[]) union(f.rule_id, alias);
+  }
+  for (const [a, b] of known) union(a, b);
+  return find;
 }

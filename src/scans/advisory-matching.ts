@@ -16,54 +16,56 @@ export interface AdvisoryMatches {
   unchecked: number;
 }
 
+/** An affected entry as matching needs it, parsed once however many components of its package there are. */
+interface Affected {
+  ranges: AffectedRange[];
+  versions: string[];
+  aliases: string[];
+}
+
 /**
- * Matches every component of a ref (all its SBOMs) against the advisory database: one indexed
- * lookup of the advisories naming the ref's packages, then each version against each affected
- * entry with its ecosystem's ordering. The finding's identity is the advisory and the package
- * without its version, so an upgrade that is still affected keeps the finding open.
+ * Matches every component of a ref (all its SBOMs) against the advisory database: one query gives
+ * each component with the affected entries of its package (by `package_key`, indexed), then each
+ * version is compared with each entry with its ecosystem's ordering. The finding's identity is the
+ * advisory and the package without its version, so an upgrade that is still affected keeps the
+ * finding open.
  */
 export async function matchRef(db: Kysely<Database>, refId: string): Promise<AdvisoryMatches> {
-  const store = advisoryStore(db);
-  const components = await store.refComponents(refId);
-  let unchecked = 0;
-  const checkable: { name: string; version: string; purl: string; key: string; ecosystem: string }[] = [];
-  for (const c of components) {
-    const ecosystem = c.package_key?.slice(0, c.package_key.indexOf('|'));
-    if (!c.package_key || !ecosystem || !c.version || !versionScheme(ecosystem, c.version)) {
-      unchecked++;
+  const rows = await advisoryStore(db).refComponentsAffected(refId);
+  const analysis: NormalisedAnalysis = { tool: { name: ADVISORIES.tool, version: null }, findings: [], components: [], dependencies: [] };
+  const uncheckable = new Set<string>();
+  const parsed = new Map<string, Affected>();
+  for (const row of rows) {
+    const ecosystem = row.package_key?.slice(0, row.package_key.indexOf('|'));
+    if (!row.package_key || !ecosystem || !row.version || !versionScheme(ecosystem, row.version)) {
+      uncheckable.add(row.id);
       continue;
     }
-    checkable.push({ name: c.name, version: c.version, purl: c.purl!, key: c.package_key, ecosystem });
-  }
-  const byKey = new Map<string, Awaited<ReturnType<typeof store.affecting>>>();
-  for (const row of await store.affecting([...new Set(checkable.map((c) => c.key))])) {
-    const list = byKey.get(row.package_key!) ?? [];
-    list.push(row);
-    byKey.set(row.package_key!, list);
-  }
-  const analysis: NormalisedAnalysis = { tool: { name: ADVISORIES.tool, version: null }, findings: [], components: [], dependencies: [] };
-  for (const component of checkable) {
-    for (const row of byKey.get(component.key) ?? []) {
-      const ranges = JSON.parse(row.ranges) as AffectedRange[];
-      const versions = JSON.parse(row.versions) as string[];
-      const result = matchVersion(component.ecosystem, component.version, { ranges, versions });
-      if (!result?.affected) continue;
-      const aliases = JSON.parse(row.aliases) as string[];
-      const fixed = result.fixedVersions.length > 0 ? `; fixed in ${result.fixedVersions.join(', ')}` : '';
-      analysis.findings.push(finding({
-        ruleId: row.advisory_id,
-        ruleName: row.summary,
-        message: `${component.name} ${component.version} is affected by ${[row.advisory_id, ...aliases].join(' / ')}${fixed}`,
-        severity: row.severity as Severity,
-        fingerprint: component.key,
-        packageName: component.name,
-        packageVersion: component.version,
-        purl: component.purl,
-        helpUri: `https://osv.dev/vulnerability/${encodeURIComponent(row.advisory_id)}`,
-        aliases,
-        fixedVersions: result.fixedVersions,
-      }));
+    if (row.advisory_id === null || row.withdrawn !== null) continue;
+    const entryKey = `${row.advisory_id}\n${row.ordinal}`;
+    let affected = parsed.get(entryKey);
+    if (!affected) {
+      affected = {
+        ranges: JSON.parse(row.ranges!) as AffectedRange[], versions: JSON.parse(row.versions!) as string[], aliases: JSON.parse(row.aliases!) as string[],
+      };
+      parsed.set(entryKey, affected);
     }
+    const result = matchVersion(ecosystem, row.version, affected);
+    if (!result?.affected) continue;
+    const fixed = result.fixedVersions.length > 0 ? `; fixed in ${result.fixedVersions.join(', ')}` : '';
+    analysis.findings.push(finding({
+      ruleId: row.advisory_id,
+      ruleName: row.summary,
+      message: `${row.name} ${row.version} is affected by ${[row.advisory_id, ...affected.aliases].join(' / ')}${fixed}`,
+      severity: row.severity as Severity,
+      fingerprint: row.package_key,
+      packageName: row.name,
+      packageVersion: row.version,
+      purl: row.purl,
+      helpUri: `https://osv.dev/vulnerability/${encodeURIComponent(row.advisory_id)}`,
+      aliases: affected.aliases,
+      fixedVersions: result.fixedVersions,
+    }));
   }
-  return { analysis, unchecked };
+  return { analysis, unchecked: uncheckable.size };
 }

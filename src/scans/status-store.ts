@@ -3,7 +3,7 @@ import type { Database } from '../db/schema.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
 import { defaultBranch, sameRef } from '../refs/ref-name.js';
-import { groupVulnerabilities, openBySeverity } from '../findings/vulnerabilities.js';
+import { openVulnerabilityCounts } from '../findings/vulnerabilities.js';
 import { knownAliases, vulnerabilityFindings } from '../findings/vulnerability-store.js';
 
 type Conn = Kysely<Database> | Transaction<Database>;
@@ -79,7 +79,7 @@ export async function refreshRefTotals(conn: Conn, refId: string): Promise<void>
 async function openVulnerabilities(conn: Conn, refId: string): Promise<string | null> {
   const findings = await vulnerabilityFindings(conn, refId, ['open']);
   if (findings.length === 0) return null;
-  return JSON.stringify(openBySeverity(groupVulnerabilities(findings, await knownAliases(conn, findings))));
+  return JSON.stringify(openVulnerabilityCounts(findings, await knownAliases(conn, findings)));
 }
 
 /**
