@@ -86,14 +86,17 @@ async function importEpss(db: Kysely<Database>, bytes: Uint8Array, name: string)
   return { ...emptyReport(parsed.rejected.map((r) => ({ file: `${name}:${r.line}`, reason: r.reason }))), epss: parsed.scores.length };
 }
 
+/** Records per transaction: big enough that commits stop mattering, small enough to hold in memory. */
+const IMPORT_BATCH = 500;
+
+/** Changed records after which an import refreshes the planner's statistics (see refreshStatistics). */
+const STATISTICS_AFTER = 1000;
+
 /**
  * Imports OSV records. Each record stands alone: a bad one is reported with its file and reason
  * and the rest go on. Refs whose components name a package an added, changed or withdrawn record
  * affects are queued for re-matching in the uploads queue, so a crash loses none of them.
  */
-/** Records per transaction: big enough that commits stop mattering, small enough to hold in memory. */
-const IMPORT_BATCH = 500;
-
 async function importOsv(db: Kysely<Database>, bytes: Uint8Array, name: string, limits: ZipLimits): Promise<ImportReport> {
   const { documents, rejected } = readDocuments(bytes, name, limits);
   const store = advisoryStore(db);
@@ -121,6 +124,7 @@ async function importOsv(db: Kysely<Database>, bytes: Uint8Array, name: string, 
     batch.set(advisory.id, advisory);
   }
   await flush();
+  if (report.added + report.updated + report.withdrawn >= STATISTICS_AFTER) await store.refreshStatistics();
   report.rematch_queued = await enqueueRematch(db, [...touched]);
   return report;
 }

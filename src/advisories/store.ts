@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { AdvisoriesTable, Database } from '../db/schema.js';
 import { now } from '../db/time.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
@@ -54,6 +54,17 @@ export function advisoryStore(db: Kysely<Database>) {
      * Ids must be distinct within a batch (the caller starts a new batch when one repeats). Returns,
      * per record, what happened and the package keys whose matches may change (old and new record's).
      */
+    /**
+     * Brings PostgreSQL's statistics of the advisory tables up to date after a large import, so
+     * that the re-match jobs it queues, and matching at ingest, probe the package index per
+     * component. Until autovacuum got round to it, the planner took 100,000 fresh records for a few
+     * hundred and joined them whole (0.3 s a match instead of 0.05 s). SQLite plans by its indexes
+     * without statistics.
+     */
+    async refreshStatistics(): Promise<void> {
+      if (db.getExecutor().adapter instanceof PostgresAdapter) await sql`analyze advisories, advisory_packages, advisory_aliases`.execute(db);
+    },
+
     async saveBatch(advisories: Advisory[]): Promise<{ outcome: ImportOutcome; keys: string[] }[]> {
       if (advisories.length === 0) return [];
       return db.transaction().execute(async (trx) => {
