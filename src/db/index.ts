@@ -22,20 +22,37 @@ export interface Db {
   migrate(): Promise<void>;
   /** True when the database answers and every migration is applied. */
   isReady(): Promise<boolean>;
+  /**
+   * The same database through connections of its own, for background workers: on PostgreSQL a
+   * pool of `connections` apart from the one requests use, so a worker's claim, lease renewal and
+   * ingest never queue behind a burst of reads (nor reads behind a long ingest). SQLite has one
+   * connection in the process: itself.
+   */
+  withOwnConnections(connections: number): Db;
   close(): Promise<void>;
 }
 
 export function openDatabase(config: DatabaseConfig): Db {
-  const sqlite = config.kind === 'sqlite' ? openSqlite(config.file) : null;
-  const kysely = sqlite
-    ? new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
-    : openPostgres((config as { url: string }).url);
+  if (config.kind === 'sqlite') {
+    const sqlite = openSqlite(config.file);
+    const db: Db = database(new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }), 'sqlite', sqlite, () => db);
+    return db;
+  }
+  return postgresDatabase(config.url, 10);
+}
+
+function postgresDatabase(url: string, connections: number): Db {
+  return database(openPostgres(url, connections), 'postgres', null, (own) => postgresDatabase(url, own));
+}
+
+function database(kysely: Kysely<Database>, dialect: Dialect, sqlite: SQLite.Database | null, withOwnConnections: Db['withOwnConnections']): Db {
   return {
     kysely,
-    dialect: config.kind,
+    dialect,
     sqlite,
     migrate: () => migrate(kysely),
     isReady: () => isReady(kysely),
+    withOwnConnections,
     close: () => kysely.destroy(),
   };
 }
@@ -64,10 +81,10 @@ function createOwnerOnly(file: string): void {
 const TIMESTAMPTZ_OID = 1184;
 const INT8_OID = 20;
 
-function openPostgres(url: string): Kysely<Database> {
+function openPostgres(url: string, connections: number): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString: url,
-    max: 10,
+    max: connections,
     connectionTimeoutMillis: 5000,
     types: {
       getTypeParser: ((oid: number, format?: string) => {

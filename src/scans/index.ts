@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import { uploadStore } from './upload-store.js';
+import { heldUploads, uploadStore } from './upload-store.js';
 import { resultsStore } from './results-store.js';
 import { scanService, type AuthorizedRepo } from './service.js';
 import { refStore } from '../refs/store.js';
@@ -14,11 +14,13 @@ const POLL_MS = 1000;
 
 /** Uploads, results and the ingest workers, wired together. */
 export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRepo) {
-  const uploads = uploadStore(db.kysely, db.dialect, { holdForWorkers: config.workers > 0 });
+  const held = heldUploads();
+  const uploads = uploadStore(db.kysely, db.dialect, held);
   const results = resultsStore(db.kysely);
   const refs = refStore(db.kysely);
   const options: WorkerOptions = { leaseMs: config.uploadLeaseMs, pollMs: POLL_MS, maxAttempts: MAX_ATTEMPTS };
   let pool: WorkerPool | null = null;
+  let workerDb: Db | null = null;
   const settlements = settlementWatch(config.database);
   const events: UploadEvents = { settled: (uploadId) => settlements.settled(uploadId) };
 
@@ -37,13 +39,20 @@ export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRe
       },
     }),
 
+    /** Each worker's transaction holds a connection, and lease renewals need one beside them. */
     startWorkers(count: number, log: FastifyBaseLogger): void {
-      if (count > 0) pool = startWorkers({ db, uploads, log, events }, count, options);
+      if (count <= 0) return;
+      workerDb = db.withOwnConnections(count + 1);
+      held.holdForWorkers(true);
+      pool = startWorkers({ db: workerDb, uploads: uploadStore(workerDb.kysely, db.dialect, held), log, events }, count, options);
     },
 
     async stopWorkers(): Promise<void> {
       await pool?.stop();
       pool = null;
+      held.holdForWorkers(false);
+      if (workerDb !== null && workerDb !== db) await workerDb.close();
+      workerDb = null;
     },
 
     /** Drops raw bytes of completed uploads past SERVICE_RAW_RETENTION_DAYS (0 keeps them forever). */

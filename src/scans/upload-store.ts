@@ -17,34 +17,47 @@ export interface ClaimedUpload {
 
 /**
  * The bytes of uploads this instance stored, held for its own workers so that the one that claims
- * the upload need not read them back (33 MiB took PostgreSQL 0.4 s to send back as hex). Bounded:
- * the oldest are dropped first, and a worker that finds nothing here reads the stored copy, as a
- * worker of another instance always does.
+ * the upload need not read them back (33 MiB took PostgreSQL 0.4 s to send back as hex). Held only
+ * while this instance runs workers, and bounded: the oldest are dropped first, and a worker that
+ * finds nothing here reads the stored copy, as a worker of another instance always does.
  */
-const HELD_BYTES = 256 * 1024 * 1024;
-
-export function uploadStore(db: Kysely<Database>, dialect: Dialect, options: { holdForWorkers: boolean }) {
+export function heldUploads(limitBytes = 256 * 1024 * 1024) {
   const held = new Map<string, Buffer>();
   let heldBytes = 0;
-  function hold(uploadId: string, content: Buffer): void {
-    if (!options.holdForWorkers || content.length > HELD_BYTES) return;
-    for (const [id, bytes] of held) {
-      if (heldBytes + content.length <= HELD_BYTES) break;
-      held.delete(id);
-      heldBytes -= bytes.length;
-    }
-    held.set(uploadId, content);
-    heldBytes += content.length;
-  }
-  function takeHeld(uploadId: string): Buffer | undefined {
-    const content = held.get(uploadId);
-    if (content) {
-      held.delete(uploadId);
-      heldBytes -= content.length;
-    }
-    return content;
-  }
+  let holding = false;
+  return {
+    /** Workers started (true) or stopped (false: what is held is let go). */
+    holdForWorkers(on: boolean): void {
+      holding = on;
+      if (!on) {
+        held.clear();
+        heldBytes = 0;
+      }
+    },
+    hold(uploadId: string, content: Buffer): void {
+      if (!holding || content.length > limitBytes) return;
+      for (const [id, bytes] of held) {
+        if (heldBytes + content.length <= limitBytes) break;
+        held.delete(id);
+        heldBytes -= bytes.length;
+      }
+      held.set(uploadId, content);
+      heldBytes += content.length;
+    },
+    take(uploadId: string): Buffer | undefined {
+      const content = held.get(uploadId);
+      if (content) {
+        held.delete(uploadId);
+        heldBytes -= content.length;
+      }
+      return content;
+    },
+  };
+}
+export type HeldUploads = ReturnType<typeof heldUploads>;
 
+/** `held`: shared by the store the API writes through and the one the workers claim through. */
+export function uploadStore(db: Kysely<Database>, dialect: Dialect, held: HeldUploads) {
   return {
     /** The row and the bytes in one transaction: once this returns, the upload cannot be lost. */
     async insert(upload: NewUpload, content: Buffer): Promise<UploadRow> {
@@ -56,7 +69,7 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, options: { h
         await refreshRefState(trx, row, { lastUploadAt: row.created_at });
         return row;
       });
-      hold(inserted.id, content);
+      held.hold(inserted.id, content);
       return inserted;
     },
 
@@ -92,7 +105,7 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, options: { h
         return upload;
       });
       if (!claimed) return undefined;
-      const content = takeHeld(claimed.id)
+      const content = held.take(claimed.id)
         ?? (await db.selectFrom('upload_contents').select('content').where('upload_id', '=', claimed.id).executeTakeFirst())?.content;
       return { upload: claimed, content: content ?? Buffer.alloc(0) };
     },
