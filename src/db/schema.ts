@@ -129,6 +129,8 @@ export interface UploadsTable {
 export interface UploadContentsTable {
   upload_id: string;
   content: Buffer;
+  /** 'gzip': `content` is the gzip the upload arrived as; null: the document itself. */
+  encoding: 'gzip' | null;
 }
 
 /** Kept per analysis as uploads complete, and summed per repository, so that no read counts findings. */

@@ -19,6 +19,8 @@ export interface UploadContext {
 export interface ReceivedUpload {
   /** The document, decompressed. */
   content: Buffer;
+  /** The bytes as received when they were gzip (a SARIF is a fourteenth of its size), else null. */
+  gzip: Buffer | null;
   contentType: string | undefined;
   /** Context sent as multipart fields (query parameters are read by the route). */
   fields: UploadContext;
@@ -39,7 +41,7 @@ export async function receiveUpload(request: FastifyRequest, limit: number): Pro
   if (!isStream(request.body)) throw badRequest('The upload is empty; send the document as the request body.');
   const raw = await readLimited(request.body, limit);
   const gzipped = /\bgzip\b/i.test(String(request.headers['content-encoding'] ?? '')) || isGzip(raw);
-  return { content: gzipped ? await inflate(raw, limit) : raw, contentType: request.headers['content-type'], fields: {} };
+  return { content: gzipped ? await inflate(raw, limit) : raw, gzip: gzipped ? raw : null, contentType: request.headers['content-type'], fields: {} };
 }
 
 async function receiveMultipart(request: FastifyRequest, limit: number): Promise<ReceivedUpload> {
@@ -63,7 +65,7 @@ async function readParts(request: FastifyRequest, limit: number): Promise<Receiv
     } else if (part.fieldname === 'file' && received === null) {
       const raw = await readLimited(part.file, limit);
       const gzipped = isGzip(raw);
-      received = { content: gzipped ? await inflate(raw, limit) : raw, contentType: gzipped ? undefined : part.mimetype, fields };
+      received = { content: gzipped ? await inflate(raw, limit) : raw, gzip: gzipped ? raw : null, contentType: gzipped ? undefined : part.mimetype, fields };
     } else {
       part.file.resume();
     }

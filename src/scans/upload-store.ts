@@ -1,3 +1,5 @@
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, UploadRow } from '../db/schema.js';
 import type { Dialect } from '../db/index.js';
@@ -6,6 +8,14 @@ import { inFuture, now } from '../db/time.js';
 import { refreshRefState } from './status-store.js';
 import { announceSettled } from './settled.js';
 import { enqueueUploadFailed } from '../webhooks/outbox.js';
+
+const gunzipAsync = promisify(gunzip);
+
+/** The bytes kept for an upload: the document itself, or the gzip it arrived as. */
+export interface StoredContent {
+  bytes: Buffer;
+  encoding: 'gzip' | null;
+}
 
 export type NewUpload = Pick<UploadRow, 'id' | 'repository_id' | 'format' | 'sha256' | 'size_bytes' | 'category' | 'commit_sha' | 'ref' | 'ref_kind' | 'ref_name' | 'base_ref' | 'created_by' | 'api_key_id'>;
 
@@ -58,14 +68,24 @@ export type HeldUploads = ReturnType<typeof heldUploads>;
 
 /** `held`: shared by the store the API writes through and the one the workers claim through. */
 export function uploadStore(db: Kysely<Database>, dialect: Dialect, held: HeldUploads) {
+  /** The document as stored: inflated when it was kept as the gzip it arrived as. */
+  async function storedContent(uploadId: string): Promise<Buffer> {
+    const row = await db.selectFrom('upload_contents').select(['content', 'encoding']).where('upload_id', '=', uploadId).executeTakeFirst();
+    if (!row) return Buffer.alloc(0);
+    return row.encoding === 'gzip' ? gunzipAsync(row.content) : row.content;
+  }
+
   return {
-    /** The row and the bytes in one transaction: once this returns, the upload cannot be lost. */
-    async insert(upload: NewUpload, content: Buffer): Promise<UploadRow> {
+    /**
+     * The row and the bytes in one transaction: once this returns, the upload cannot be lost.
+     * `stored` is what is kept of `content` (the document): by default the document itself.
+     */
+    async insert(upload: NewUpload, content: Buffer, stored: StoredContent = { bytes: content, encoding: null }): Promise<UploadRow> {
       const inserted = await db.transaction().execute(async (trx) => {
         const row = await trx.insertInto('uploads')
           .values({ ...upload, status: 'pending', created_at: now() })
           .returningAll().executeTakeFirstOrThrow();
-        await trx.insertInto('upload_contents').values({ upload_id: upload.id, content }).execute();
+        await trx.insertInto('upload_contents').values({ upload_id: upload.id, content: stored.bytes, encoding: stored.encoding }).execute();
         await refreshRefState(trx, row, { lastUploadAt: row.created_at });
         return row;
       });
@@ -105,9 +125,7 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, held: HeldUp
         return upload;
       });
       if (!claimed) return undefined;
-      const content = held.take(claimed.id)
-        ?? (await db.selectFrom('upload_contents').select('content').where('upload_id', '=', claimed.id).executeTakeFirst())?.content;
-      return { upload: claimed, content: content ?? Buffer.alloc(0) };
+      return { upload: claimed, content: held.take(claimed.id) ?? await storedContent(claimed.id) };
     },
 
     /** Keeps a long job's claim alive; false when the claim was lost to another worker. */

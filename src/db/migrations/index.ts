@@ -16,6 +16,7 @@ import * as vexStatements from './0017_vex_statements.js';
 import * as vulnerabilities from './0018_vulnerabilities.js';
 import * as advisoryReferences from './0019_advisory_references.js';
 import * as findingsRepositoryCheck from './0020_findings_repository_check.js';
+import * as uploadContentsEncoding from './0021_upload_contents_encoding.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0018_vulnerabilities': vulnerabilities,
   '0019_advisory_references': advisoryReferences,
   '0020_findings_repository_check': findingsRepositoryCheck,
+  '0021_upload_contents_encoding': uploadContentsEncoding,
 };
 
 export const migrationProvider: MigrationProvider = {
