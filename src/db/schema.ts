@@ -129,7 +129,7 @@ export interface UploadsTable {
 export interface UploadContentsTable {
   upload_id: string;
   content: Buffer;
-  /** 'gzip': `content` is the gzip the upload arrived as; null: the document itself. */
+  /** 'gzip' (every upload since migration 0021); null: the document itself. */
   encoding: 'gzip' | null;
 }
 

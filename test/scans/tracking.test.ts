@@ -111,6 +111,15 @@ describe.each(DB_KINDS)('findings across uploads on %s', (kind) => {
     expect(stored.map((f) => f.file_path)).toEqual(messages.map((_, i) => `dir with space/f%${i}.js`));
   });
 
+  it('processes an upload kept inflated, as every upload was before migration 0021', async () => {
+    const repo = await seedRepository(db);
+    const log = sarifLog(A);
+    const id = await storeUpload(scans, repo, log);
+    await db.kysely.updateTable('upload_contents').set({ content: Buffer.from(log), encoding: null }).where('upload_id', '=', id).execute();
+    await scans.drain(quietLog);
+    expect(await scans.uploads.byId(id)).toMatchObject({ status: 'complete', new_count: 3 });
+  });
+
   it('keeps one finding with a count for a result the tool repeats, and numbers only distinct ones', async () => {
     const repo = await seedRepository(db);
     const rows = () => db.kysely.selectFrom('findings').select(['id', 'start_line', 'occurrences', 'state'])
