@@ -41,9 +41,10 @@ export async function bulkInsert<T extends keyof Database>(
 }
 
 /**
- * Updates many rows by id, each with its own values: on PostgreSQL the values are copied into a
- * temporary table (dropped in the same transaction) and applied in one `update ... from`; on SQLite
- * one prepared statement runs per row. Re-imports where code moved change the lines of nearly every
+ * Updates many rows by id, each with its own values, all of them `within` one owner (a row of
+ * another owner is left alone): on PostgreSQL the values are copied into a temporary table
+ * (dropped in the same transaction) and applied in one `update ... from`; on SQLite one prepared
+ * statement runs per row. Re-imports where code moved change the lines of nearly every
  * finding: one UPDATE per row cost PostgreSQL a round trip each, and `unnest` arrays cost it as
  * much in parsing array literals as in updating.
  */
@@ -52,12 +53,13 @@ export async function bulkUpdate<T extends keyof Database>(
   table: T,
   columns: Record<string, PgColumnType>,
   rows: ({ id: string } & Record<string, unknown>)[],
+  within: { column: string; value: string },
 ): Promise<void> {
   if (rows.length === 0) return;
   const names = Object.keys(columns);
   if (target.sqlite) {
-    const statement = target.sqlite.prepare(`update "${table}" set ${names.map((n) => `"${n}" = ?`).join(', ')} where id = ?`);
-    for (const row of rows) statement.run(...names.map((n) => row[n] ?? null), row.id);
+    const statement = target.sqlite.prepare(`update "${table}" set ${names.map((n) => `"${n}" = ?`).join(', ')} where id = ? and "${within.column}" = ?`);
+    for (const row of rows) statement.run(...names.map((n) => row[n] ?? null), row.id, within.value);
     return;
   }
   const { trx } = target;
@@ -68,7 +70,9 @@ export async function bulkUpdate<T extends keyof Database>(
     `copy "${table}_changes" (id, ${names.map((n) => `"${n}"`).join(', ')}) from stdin`,
     [new CopyRows(['id', ...names], rows)],
   ));
+  // `within` names the rows' common owner (an indexed column): the planner, which knows nothing of
+  // the new table, otherwise joined it against every row of the target table.
   await sql`update ${sql.table(table)} as t set ${sql.join(names.map((n) => sql`${sql.ref(n)} = v.${sql.ref(n)}`))}
-    from ${changes} as v where t.id = v.id`.execute(trx);
+    from ${changes} as v where t.id = v.id and t.${sql.ref(within.column)} = ${within.value}`.execute(trx);
   await sql`drop table ${changes}`.execute(trx);
 }

@@ -240,7 +240,7 @@ async function trackFindings(
     if (detailsChanged(before, finding, occurrences)) changed.push({ id: before.id, ...details(finding, occurrences), updated_at: at });
   }
   await store.insertFindings(inserts);
-  await store.updateDetails(changed);
+  await store.updateDetails(analysisId, changed);
   await store.setState(fixedIds, { state: 'fixed', fixed_at: at, fixed_upload_id: upload.id, updated_at: at });
   await store.setState(reopenedIds, { state: 'open', fixed_at: null, fixed_upload_id: null, reopened_at: at, reopened_upload_id: upload.id, updated_at: at });
   await store.setState(dismissedIds, { state: 'dismissed', fixed_at: null, fixed_upload_id: null, updated_at: at });

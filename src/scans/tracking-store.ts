@@ -129,8 +129,8 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
       }
     },
 
-    /** Each finding's details (what the tool says of it now: lines, message, severity, ...) by id. */
-    updateDetails: (rows: FindingDetails[]) => bulkUpdate(target, 'findings', DETAIL_COLUMNS, rows),
+    /** Each finding's details (what the tool says of it now: lines, message, severity, ...) by id; all of one analysis. */
+    updateDetails: (analysisId: string, rows: FindingDetails[]) => bulkUpdate(target, 'findings', DETAIL_COLUMNS, rows, { column: 'analysis_id', value: analysisId }),
 
     /** The help of the analysis's rules, as its latest upload gave it. */
     async replaceRuleHelp(analysisId: string, help: Map<string, string>): Promise<void> {
