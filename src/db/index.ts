@@ -22,37 +22,21 @@ export interface Db {
   migrate(): Promise<void>;
   /** True when the database answers and every migration is applied. */
   isReady(): Promise<boolean>;
-  /**
-   * The same database through connections of its own, for background workers: on PostgreSQL a
-   * pool of `connections` apart from the one requests use, so a worker's claim, lease renewal and
-   * ingest never queue behind a burst of reads (nor reads behind a long ingest). SQLite has one
-   * connection in the process: itself.
-   */
-  withOwnConnections(connections: number): Db;
   close(): Promise<void>;
 }
 
-export function openDatabase(config: DatabaseConfig): Db {
-  if (config.kind === 'sqlite') {
-    const sqlite = openSqlite(config.file);
-    const db: Db = database(new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }), 'sqlite', sqlite, () => db);
-    return db;
-  }
-  return postgresDatabase(config.url, 10);
-}
-
-function postgresDatabase(url: string, connections: number): Db {
-  return database(openPostgres(url, connections), 'postgres', null, (own) => postgresDatabase(url, own));
-}
-
-function database(kysely: Kysely<Database>, dialect: Dialect, sqlite: SQLite.Database | null, withOwnConnections: Db['withOwnConnections']): Db {
+/** `connections`: the PostgreSQL pool's size (SQLite has one connection). */
+export function openDatabase(config: DatabaseConfig, connections = 10): Db {
+  const sqlite = config.kind === 'sqlite' ? openSqlite(config.file) : null;
+  const kysely = sqlite
+    ? new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
+    : openPostgres((config as { url: string }).url, connections);
   return {
     kysely,
-    dialect,
+    dialect: config.kind,
     sqlite,
     migrate: () => migrate(kysely),
     isReady: () => isReady(kysely),
-    withOwnConnections,
     close: () => kysely.destroy(),
   };
 }
@@ -61,7 +45,9 @@ function openSqlite(file: string): SQLite.Database {
   if (file !== ':memory:') createOwnerOnly(file);
   const database = new SQLite(file);
   database.pragma('journal_mode = WAL');
-  database.pragma('busy_timeout = 5000');
+  // The ingest thread writes through a connection of its own; a write here waits for its transaction
+  // (a 64 MiB upload's takes a few seconds) instead of failing with SQLITE_BUSY.
+  database.pragma('busy_timeout = 30000');
   database.pragma('foreign_keys = ON');
   // WAL makes NORMAL durable against process crashes; only an OS crash can lose the last commits.
   database.pragma('synchronous = NORMAL');

@@ -13,7 +13,11 @@ export function withStatementCache(database: SQLite.Database): SqliteDatabase {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => database.close(),
-    prepare(sql: string) {
+    prepare(text: string) {
+      // The ingest thread writes through a connection of its own. A deferred transaction that has
+      // read and then writes fails at once (SQLITE_BUSY, no waiting) if the other connection wrote
+      // in between; one that takes the write lock as it begins waits its turn (busy_timeout).
+      const sql = text === 'begin' ? 'begin immediate' : text;
       let statement = cache.get(sql);
       if (!statement) {
         statement = database.prepare(sql);

@@ -1,26 +1,24 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
-import { heldUploads, uploadStore } from './upload-store.js';
+import { uploadStore } from './upload-store.js';
 import { resultsStore } from './results-store.js';
 import { scanService, type AuthorizedRepo } from './service.js';
 import { refStore } from '../refs/store.js';
 import { refService } from '../refs/service.js';
 import { settlementWatch } from './settled.js';
-import { processClaimed, startWorkers, type UploadEvents, type WorkerOptions, type WorkerPool } from './worker.js';
+import { processClaimed, startIngestThread, startWorkers, type UploadEvents, type WorkerOptions, type WorkerPool } from './worker.js';
 
 const MAX_ATTEMPTS = 5;
 const POLL_MS = 1000;
 
 /** Uploads, results and the ingest workers, wired together. */
 export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRepo) {
-  const held = heldUploads();
-  const uploads = uploadStore(db.kysely, db.dialect, held);
+  const uploads = uploadStore(db.kysely, db.dialect);
   const results = resultsStore(db.kysely);
   const refs = refStore(db.kysely);
   const options: WorkerOptions = { leaseMs: config.uploadLeaseMs, pollMs: POLL_MS, maxAttempts: MAX_ATTEMPTS };
   let pool: WorkerPool | null = null;
-  let workerDb: Db | null = null;
   const settlements = settlementWatch(config.database);
   const events: UploadEvents = { settled: (uploadId) => settlements.settled(uploadId) };
 
@@ -39,20 +37,21 @@ export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRe
       },
     }),
 
-    /** Each worker's transaction holds a connection, and lease renewals need one beside them. */
+    /**
+     * In a thread of their own (startIngestThread), logging as `log` does (a disabled logger has no
+     * level), except on an in-memory SQLite database, which no other connection can open.
+     */
     startWorkers(count: number, log: FastifyBaseLogger): void {
       if (count <= 0) return;
-      workerDb = db.withOwnConnections(count + 1);
-      held.holdForWorkers(true);
-      pool = startWorkers({ db: workerDb, uploads: uploadStore(workerDb.kysely, db.dialect, held), log, events }, count, options);
+      const inMemory = config.database.kind === 'sqlite' && config.database.file === ':memory:';
+      pool = inMemory
+        ? startWorkers({ db, uploads, log, events }, count, options)
+        : startIngestThread({ database: config.database, count, options, logLevel: log.level ?? 'silent' }, events, log);
     },
 
     async stopWorkers(): Promise<void> {
       await pool?.stop();
       pool = null;
-      held.holdForWorkers(false);
-      if (workerDb !== null && workerDb !== db) await workerDb.close();
-      workerDb = null;
     },
 
     /** Drops raw bytes of completed uploads past SERVICE_RAW_RETENTION_DAYS (0 keeps them forever). */

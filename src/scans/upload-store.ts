@@ -20,49 +20,7 @@ export interface ClaimedUpload {
   content: Buffer;
 }
 
-/**
- * The bytes of uploads this instance stored, held for its own workers so that the one that claims
- * the upload need not read them back (33 MiB took PostgreSQL 0.4 s to send back as hex). Held only
- * while this instance runs workers, and bounded: the oldest are dropped first, and a worker that
- * finds nothing here reads the stored copy, as a worker of another instance always does.
- */
-export function heldUploads(limitBytes = 256 * 1024 * 1024) {
-  const held = new Map<string, Buffer>();
-  let heldBytes = 0;
-  let holding = false;
-  return {
-    /** Workers started (true) or stopped (false: what is held is let go). */
-    holdForWorkers(on: boolean): void {
-      holding = on;
-      if (!on) {
-        held.clear();
-        heldBytes = 0;
-      }
-    },
-    hold(uploadId: string, content: Buffer): void {
-      if (!holding || content.length > limitBytes) return;
-      for (const [id, bytes] of held) {
-        if (heldBytes + content.length <= limitBytes) break;
-        held.delete(id);
-        heldBytes -= bytes.length;
-      }
-      held.set(uploadId, content);
-      heldBytes += content.length;
-    },
-    take(uploadId: string): Buffer | undefined {
-      const content = held.get(uploadId);
-      if (content) {
-        held.delete(uploadId);
-        heldBytes -= content.length;
-      }
-      return content;
-    },
-  };
-}
-export type HeldUploads = ReturnType<typeof heldUploads>;
-
-/** `held`: shared by the store the API writes through and the one the workers claim through. */
-export function uploadStore(db: Kysely<Database>, dialect: Dialect, held: HeldUploads) {
+export function uploadStore(db: Kysely<Database>, dialect: Dialect) {
   /** The document, from the gzip kept of it (uploads stored before migration 0021 were kept inflated). */
   async function storedContent(uploadId: string): Promise<Buffer> {
     const row = await db.selectFrom('upload_contents').select(['content', 'encoding']).where('upload_id', '=', uploadId).executeTakeFirst();
@@ -79,7 +37,7 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, held: HeldUp
      */
     async insert(upload: NewUpload, content: Buffer, arrivedAs: Buffer | null = null): Promise<UploadRow> {
       const gzip = arrivedAs ?? await gzipAsync(content, { level: 1 });
-      const inserted = await db.transaction().execute(async (trx) => {
+      return db.transaction().execute(async (trx) => {
         const row = await trx.insertInto('uploads')
           .values({ ...upload, status: 'pending', created_at: now() })
           .returningAll().executeTakeFirstOrThrow();
@@ -87,8 +45,6 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, held: HeldUp
         await refreshRefState(trx, row, { lastUploadAt: row.created_at });
         return row;
       });
-      held.hold(inserted.id, content);
-      return inserted;
     },
 
     byId(id: string): Promise<UploadRow | undefined> {
@@ -123,7 +79,7 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, held: HeldUp
         return upload;
       });
       if (!claimed) return undefined;
-      return { upload: claimed, content: held.take(claimed.id) ?? await storedContent(claimed.id) };
+      return { upload: claimed, content: await storedContent(claimed.id) };
     },
 
     /** Keeps a long job's claim alive; false when the claim was lost to another worker. */

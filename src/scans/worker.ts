@@ -1,4 +1,6 @@
+import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
+import type { DatabaseConfig } from '../db/index.js';
 import type { Db } from '../db/index.js';
 import { detectFormat, DetectError } from './detect.js';
 import { parseScan } from './parsers/index.js';
@@ -29,6 +31,72 @@ export interface UploadEvents {
 
 /** Wakes idle workers when an upload arrives on this instance; stops after the uploads in hand. */
 export type WorkerPool = Loops;
+
+/** What the ingest thread is started with. */
+export interface IngestThreadData {
+  database: DatabaseConfig;
+  count: number;
+  options: WorkerOptions;
+  logLevel: string;
+}
+
+/** The thread's events, as `UploadEvents` would have said them in process. */
+export type IngestThreadEvent =
+  | { type: 'completed'; format: string; seconds: number; counts: ImportCounts }
+  | { type: 'failed'; format: string; reason: string }
+  | { type: 'settled'; uploadId: string };
+
+/** What the instance tells its ingest thread. */
+export type IngestThreadCommand = { type: 'wake' } | { type: 'stop' };
+
+/**
+ * Runs the ingest workers in a thread of their own (`ingest-thread.ts`) with their own database
+ * connections, so parsing, fingerprinting and the ingest transaction never hold up the event loop
+ * that answers requests: a 64 MiB upload took the status read's loop for seconds. The thread is
+ * started again if it dies; stop() lets it finish the uploads in hand first.
+ */
+export function startIngestThread(data: IngestThreadData, events: UploadEvents, log: FastifyBaseLogger): WorkerPool {
+  let thread: Worker;
+  let stopping = false;
+  let stopped: () => void = () => undefined;
+  const start = () => {
+    thread = spawnIngestThread(data);
+    thread.on('message', (event: IngestThreadEvent) => {
+      if (event.type === 'completed') events.completed?.(event.format, event.seconds, event.counts);
+      else if (event.type === 'failed') events.failed?.(event.format, event.reason);
+      else if (event.type === 'settled') events.settled?.(event.uploadId);
+    });
+    thread.on('error', (error) => log.error({ err: error }, 'the ingest thread failed'));
+    thread.on('exit', (code) => {
+      if (stopping) return stopped();
+      // Its claims expire and are taken again, by this thread once restarted or by another instance.
+      log.error({ code }, 'the ingest thread exited; starting it again');
+      setTimeout(() => {
+        if (!stopping) start();
+      }, 1000).unref();
+    });
+  };
+  start();
+  return {
+    wake: () => thread.postMessage({ type: 'wake' } satisfies IngestThreadCommand),
+    stop: () => new Promise<void>((resolve) => {
+      stopping = true;
+      stopped = resolve;
+      thread.postMessage({ type: 'stop' } satisfies IngestThreadCommand);
+    }),
+  };
+}
+
+/**
+ * From the build, the thread runs `ingest-thread.js`. From source (`npm run dev`, the process tests,
+ * the benchmark: all under tsx) it runs the `.ts` file, through tsx, which a worker thread does not
+ * inherit from the process.
+ */
+function spawnIngestThread(data: IngestThreadData): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./ingest-thread.js', import.meta.url), { workerData: data });
+  const entry = new URL('./ingest-thread.ts', import.meta.url).href;
+  return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData: data });
+}
 
 export interface WorkerDeps {
   db: Db;

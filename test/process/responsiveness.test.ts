@@ -22,9 +22,8 @@ async function probe(url: string): Promise<number | null> {
   }
 }
 
-// A `serve` instance works through its queue in the same process as its HTTP server: it must keep
-// answering (health checks, API) while it does. On SQLite every database call is synchronous, so a
-// worker that never yields to the event loop would hold the server for the whole backlog.
+// A `serve` instance works through its queue in the same process as its HTTP server (in a thread of
+// its own, on a second SQLite connection): it must keep answering (health checks, API) while it does.
 describe('serve answers HTTP while its worker drains a backlog (SQLite)', () => {
   const procs = processGroup();
   let database: TestDatabase;

@@ -1,0 +1,30 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import pino from 'pino';
+import { openDatabase } from '../db/index.js';
+import { uploadStore } from './upload-store.js';
+import { startWorkers, type IngestThreadCommand, type IngestThreadData, type IngestThreadEvent } from './worker.js';
+
+/**
+ * The ingest thread (see startIngestThread): the instance's upload workers, on database connections
+ * of their own (each worker's transaction holds one, and lease renewals need one beside them),
+ * reporting what the in-process events would have said.
+ */
+const data = workerData as IngestThreadData;
+const port = parentPort!;
+const db = openDatabase(data.database, data.count + 1);
+const post = (event: IngestThreadEvent) => port.postMessage(event);
+const pool = startWorkers({
+  db,
+  uploads: uploadStore(db.kysely, db.dialect),
+  log: pino({ level: data.logLevel }),
+  events: {
+    completed: (format, seconds, counts) => post({ type: 'completed', format, seconds, counts }),
+    failed: (format, reason) => post({ type: 'failed', format, reason }),
+    settled: (uploadId) => post({ type: 'settled', uploadId }),
+  },
+}, data.count, data.options);
+
+port.on('message', (command: IngestThreadCommand) => {
+  if (command.type === 'wake') pool.wake();
+  else void pool.stop().then(() => db.close()).then(() => port.close());
+});
