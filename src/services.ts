@@ -78,7 +78,7 @@ export function createServices(config: Config, db: Db) {
     memberService: memberService(members, users, policy, inOrgTransaction, audit),
     repoService: repos,
     teamService: teamService(teamStore(k), policy, inOrgTransaction, audit),
-    scans: createScans(config, db, repos.authorized),
+    scans: createScans(config, db, repos.authorized, repos.admitted),
     analysisService: analysisService(analysisStore(db), repos.authorized, audit),
     findingService: findingService(findings, repos.authorized, audit),
     vexService: vexService(vexStore(db), repos.authorized),

@@ -1,11 +1,15 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
-import type { AnalysesTable, AnalysisRow, ComponentRow, Database, FindingRow, FindingsTable } from '../db/schema.js';
+import type { AnalysesTable, AnalysisRow, ComponentRow, Database, FindingRow, FindingsTable, RepoStatusRow } from '../db/schema.js';
+import { SCAN_COLUMNS, type RepoWithRole } from '../repos/store.js';
 import type { RefName } from '../refs/ref-name.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
 import type { Severity } from './parsers/types.js';
 import { SEVERITY_RANK } from './parsers/severity.js';
 import { containsIgnoringCase } from '../db/like.js';
 import { compiledOnce } from '../db/compiled.js';
+import type { Dialect } from '../db/index.js';
+import { jsonArrayFrom as postgresJsonArray } from 'kysely/helpers/postgres';
+import { jsonArrayFrom as sqliteJsonArray } from 'kysely/helpers/sqlite';
 import { epssPercentile, epssProbability, inKev } from '../advisories/priorities-store.js';
 import { groupVulnerabilities, type VulnerabilityGroup } from '../findings/vulnerabilities.js';
 import { knownAliases, vulnerabilityFindings } from '../findings/vulnerability-store.js';
@@ -36,7 +40,13 @@ export type FindingWithAnalysis = FindingRow & {
   /** Joined from kev_entries and epss_scores when read (advisories/priorities-store). */
   in_kev: boolean | number; epss_probability: number | null; epss_percentile: number | null;
 };
-export type AnalysisWithUpload = AnalysisRow & { upload_status: string };
+/** An analysis as the status lists it: its open counts and its latest upload's status. */
+export type AnalysisStatus = Pick<AnalysisRow, 'tool' | 'category' | 'format' | 'last_upload_id' | 'completed_at' | 'dismissed'
+  | 'open_critical' | 'open_high' | 'open_medium' | 'open_low' | 'open_info'> & { upload_status: string };
+/** A ref's totals as the status shows them. */
+export type RefStatus = Omit<RepoStatusRow, 'repository_id'> & { base_ref: string | null };
+/** The repository as the status read has it: with the named ref's row (null: it has no results) and that ref's analyses. */
+export type StatusRead = RepoWithRole & { ref: RefStatus | null; analyses: AnalysisStatus[] };
 export type ComponentWithTool = ComponentRow & { tool: string };
 
 const SEVERITY_COLUMN = {
@@ -44,14 +54,35 @@ const SEVERITY_COLUMN = {
 } as const;
 
 /** Reads of scan results. Totals come from the aggregates where the filters allow, so a page costs the same at any size. */
-export function resultsStore(db: Kysely<Database>) {
-  // Parameters: the repository id, ref kind and ref name, in that order.
-  const analysesOfRef = compiledOnce(db, db.selectFrom('analyses')
-    .innerJoin('refs', 'refs.id', 'analyses.ref_id')
-    .innerJoin('uploads', 'uploads.id', 'analyses.last_upload_id')
-    .selectAll('analyses').select('uploads.status as upload_status')
-    .where('refs.repository_id', '=', '').where('refs.kind', '=', '').where('refs.name', '=', '')
-    .orderBy('analyses.tool').orderBy('analyses.category').orderBy('analyses.format'));
+export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
+  // The status read, in one query: the repository, its status row and the user's role in its org
+  // (as the repository read has them), the ref's row and its analyses as one JSON array: a row per
+  // analysis repeating the repository cost SQLite more than the two queries it replaced.
+  // Parameters: the user id, the ref's kind and name (null: the default branch as stored, else
+  // main), the repository id.
+  const statusOfRef = compiledOnce(db, db.selectFrom('repos')
+    .leftJoin('repo_status', 'repo_status.repository_id', 'repos.id')
+    .leftJoin('memberships', (join) => join.onRef('memberships.org_id', '=', 'repos.org_id').on('memberships.user_id', '=', ''))
+    .leftJoin('refs', (join) => join.onRef('refs.repository_id', '=', 'repos.id').on('refs.kind', '=', '')
+      .on('refs.name', '=', sql<string>`coalesce(${''}, nullif(${sql.ref('repos.default_branch')}, ''), 'main')`))
+    .selectAll('repos').select(SCAN_COLUMNS).select('memberships.role as member_role')
+    .select([
+      'refs.id as ref_id', 'refs.base_ref as ref_base_ref', 'refs.state as ref_state', 'refs.last_upload_at as ref_last_upload_at',
+      'refs.last_completed_at as ref_last_completed_at', 'refs.open_critical as ref_open_critical', 'refs.open_high as ref_open_high',
+      'refs.open_medium as ref_open_medium', 'refs.open_low as ref_open_low', 'refs.open_info as ref_open_info',
+      'refs.components as ref_components', 'refs.vulnerabilities as ref_vulnerabilities',
+    ])
+    .select((eb) => {
+      const analyses = eb.selectFrom('analyses').innerJoin('uploads', 'uploads.id', 'analyses.last_upload_id')
+        .select([
+          'analyses.tool', 'analyses.category', 'analyses.format', 'analyses.last_upload_id', 'analyses.completed_at', 'analyses.open_critical',
+          'analyses.open_high', 'analyses.open_medium', 'analyses.open_low', 'analyses.open_info', 'analyses.dismissed', 'uploads.status as upload_status',
+        ])
+        .whereRef('analyses.ref_id', '=', 'refs.id')
+        .orderBy('analyses.tool').orderBy('analyses.category').orderBy('analyses.format');
+      return (dialect === 'postgres' ? postgresJsonArray(analyses) : sqliteJsonArray(analyses)).as('analyses');
+    })
+    .where('repos.id', '=', ''));
   return {
     /** A ref's vulnerabilities (findings naming a package, grouped by vulnerability and package), in every state. */
     async vulnerabilityGroups(refId: string): Promise<VulnerabilityGroup[]> {
@@ -60,12 +91,23 @@ export function resultsStore(db: Kysely<Database>) {
     },
 
     /**
-     * The analyses of a ref, named by repository and ref so the default branch's status needs no ref
-     * lookup first. The status read asks this on every request, so the SQL is built once and only
-     * its parameters change.
+     * What the status read needs, in one query: the repository with the user's role (as
+     * RepoStore.byIdFor has them), the named ref's row (ref null: the branch default_branch names as
+     * stored, else main) and its analyses. Undefined when the repository does not exist.
      */
-    analyses(repositoryId: string, ref: RefName): Promise<AnalysisWithUpload[]> {
-      return analysesOfRef(repositoryId, ref.kind, ref.name);
+    async status(userId: string, repositoryId: string, ref: RefName | null): Promise<StatusRead | undefined> {
+      const [row] = await statusOfRef(userId, ref?.kind ?? 'branch', ref?.name ?? null, repositoryId);
+      if (!row) return undefined;
+      // SQLite answers the array as JSON text; PostgreSQL parses it, with its own spelling of a time.
+      const analyses = (typeof row.analyses === 'string' ? JSON.parse(row.analyses) : row.analyses) as AnalysisStatus[];
+      if (dialect === 'postgres') for (const analysis of analyses) analysis.completed_at = new Date(analysis.completed_at).toISOString();
+      const refRow = row.ref_id === null ? null : {
+        base_ref: row.ref_base_ref, state: row.ref_state!, last_upload_at: row.ref_last_upload_at, last_completed_at: row.ref_last_completed_at,
+        open_critical: row.ref_open_critical!, open_high: row.ref_open_high!, open_medium: row.ref_open_medium!, open_low: row.ref_open_low!,
+        open_info: row.ref_open_info!, components: row.ref_components!, vulnerabilities: row.ref_vulnerabilities,
+      };
+      // The row is the repository, with the ref's columns beside, which nobody reads as the repository's.
+      return Object.assign(row, { ref: refRow, analyses });
     },
 
     async findings(refId: string, filters: FindingFilters, page: Page): Promise<Paged<FindingWithAnalysis>> {

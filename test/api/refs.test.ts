@@ -236,6 +236,27 @@ describe.each(DB_KINDS)('branches and pull requests on %s', (kind) => {
     expect(await t.drain()).toBe(0);
   });
 
+  it('reads the default branch with its analyses however default_branch spells it, named or not', async () => {
+    for (const spelled of ['develop', 'refs/heads/develop']) {
+      const repo = await newRepo({ default_branch: spelled });
+      await upload(repo, [SQLI, XSS]);
+      await upload(repo, [WEAK], { ref: 'feature/y' });
+      for (const query of ['', '?ref=develop', '?ref=refs/heads/develop']) {
+        const status = await json<Status>(`/api/v1/repos/${repo}/status${query}`);
+        expect(status, `${spelled} ${query}`).toMatchObject({ ref: 'develop', ref_kind: 'branch', base_ref: null, state: 'complete', findings: { open: 2 } });
+        expect(status.analyses, `${spelled} ${query}`).toHaveLength(1);
+      }
+      expect(await json<Status>(`/api/v1/repos/${repo}/status?ref=feature/y`)).toMatchObject({ ref: 'feature/y', findings: { open: 1 }, analyses: [{ open_findings: 1 }] });
+    }
+  });
+
+  it('answers 404 before 400 to a caller who may not see the repository', async () => {
+    const repo = await newRepo();
+    const stranger = await t.user('stranger');
+    const res = await t.request({ url: `/api/v1/repos/${repo}/status?ref=refs/remotes/origin/x`, headers: { cookie: stranger.cookie } });
+    expect(res.statusCode, res.body).toBe(404);
+  });
+
   it('housekeeping removes a feature branch idle past SERVICE_REF_RETENTION_DAYS, never the default branch', async () => {
     const repo = await newRepo();
     await upload(repo, [SQLI]);
