@@ -1,0 +1,59 @@
+import type { Actor } from './actor.js';
+
+/**
+ * How long an instance acts on an API key it looked up without asking the database again. Under a
+ * second from the moment the lookup began, so a key revoked on any instance (or a change to its
+ * user) is refused on every instance within one second; the instance that revokes a key forgets it
+ * at once. An expiry is honoured to the millisecond, from the key's own expires_at.
+ */
+export const KEY_TRUST_MS = 500;
+/** Distinct keys kept at most: entries only live for KEY_TRUST_MS, so this bounds a burst, not a steady state. */
+const MAX_KEYS = 10_000;
+
+interface Entry {
+  actor: Actor;
+  /** Epoch ms after which the entry is not used: the earlier of the lookup's start + KEY_TRUST_MS and the key's expiry. */
+  until: number;
+}
+
+/**
+ * The actors of keys recently looked up, by the secret the request presented (so a hit needs no
+ * hashing either). Only keys that were found are kept: an unknown key is looked up every time.
+ */
+export function keyActorCache(clock: () => number = () => Date.now()) {
+  const entries = new Map<string, Entry>();
+
+  function makeRoom(at: number): void {
+    for (const [token, entry] of entries) if (entry.until <= at) entries.delete(token);
+    // Still full of live entries: the oldest go first (a Map iterates in insertion order).
+    for (const token of entries.keys()) {
+      if (entries.size < MAX_KEYS) break;
+      entries.delete(token);
+    }
+  }
+
+  return {
+    /**
+     * The key's actor: this instance's answer of less than KEY_TRUST_MS ago, else `lookUp`'s, kept
+     * when it found one (undefined: not a key that may act).
+     */
+    async actorOf(token: string, lookUp: () => Promise<{ actor: Actor; expiresAt: string | null } | undefined>): Promise<Actor | undefined> {
+      const at = clock();
+      const entry = entries.get(token);
+      if (entry && at < entry.until) return entry.actor;
+      if (entry) entries.delete(token);
+      const found = await lookUp();
+      if (!found) return undefined;
+      const until = Math.min(at + KEY_TRUST_MS, found.expiresAt === null ? Infinity : Date.parse(found.expiresAt));
+      if (entries.size >= MAX_KEYS) makeRoom(clock());
+      entries.set(token, { actor: found.actor, until });
+      return found.actor;
+    },
+
+    /** After a key is revoked here: this instance refuses it from the next request on. */
+    forget(keyId: string): void {
+      for (const [token, entry] of entries) if (entry.actor.key?.id === keyId) entries.delete(token);
+    },
+  };
+}
+export type KeyActorCache = ReturnType<typeof keyActorCache>;
