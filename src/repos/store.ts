@@ -16,9 +16,14 @@ export const SCAN_COLUMNS = [
   'repo_status.vulnerabilities',
 ] as const;
 
+/** Every column of repos, named: the hot reads are prepared statements (db/compiled.ts). */
+export const REPO_COLUMNS = [
+  'repos.id', 'repos.org_id', 'repos.name', 'repos.name_key', 'repos.url', 'repos.default_branch', 'repos.created_at', 'repos.updated_at',
+] as const;
+
 export function repoStore(db: Kysely<Database>) {
   const joined = () => db.selectFrom('repos').leftJoin('repo_status', 'repo_status.repository_id', 'repos.id');
-  const withScan = () => joined().selectAll('repos').select(SCAN_COLUMNS);
+  const withScan = () => joined().select(REPO_COLUMNS).select(SCAN_COLUMNS);
   // Parameters: the user id (in the membership join), then the repository id.
   const repoForUser = compiledOnce(db, withScan()
     .leftJoin('memberships', (join) => join.onRef('memberships.org_id', '=', 'repos.org_id').on('memberships.user_id', '=', ''))

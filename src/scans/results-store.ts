@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { AnalysesTable, AnalysisRow, ComponentRow, Database, FindingRow, FindingsTable, RepoStatusRow } from '../db/schema.js';
-import { SCAN_COLUMNS, type RepoWithRole } from '../repos/store.js';
+import { REPO_COLUMNS, SCAN_COLUMNS, type RepoWithRole } from '../repos/store.js';
 import type { RefName } from '../refs/ref-name.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
 import type { Severity } from './parsers/types.js';
@@ -65,7 +65,7 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
     .leftJoin('memberships', (join) => join.onRef('memberships.org_id', '=', 'repos.org_id').on('memberships.user_id', '=', ''))
     .leftJoin('refs', (join) => join.onRef('refs.repository_id', '=', 'repos.id').on('refs.kind', '=', '')
       .on('refs.name', '=', sql<string>`coalesce(${''}, nullif(${sql.ref('repos.default_branch')}, ''), 'main')`))
-    .selectAll('repos').select(SCAN_COLUMNS).select('memberships.role as member_role')
+    .select(REPO_COLUMNS).select(SCAN_COLUMNS).select('memberships.role as member_role')
     .select([
       'refs.id as ref_id', 'refs.base_ref as ref_base_ref', 'refs.state as ref_state', 'refs.last_upload_at as ref_last_upload_at',
       'refs.last_completed_at as ref_last_completed_at', 'refs.open_critical as ref_open_critical', 'refs.open_high as ref_open_high',
