@@ -30,7 +30,7 @@ export function repoService(repos: RepoStore, policy: Policy, audit: AuditStore)
   }
 
   /** The same decision on a repository another query read with the actor's role (undefined: no such repository). */
-  async function admitted<R extends RepoWithRole>(actor: Actor, repo: R | undefined, action: OrgAction, what = REPO): Promise<R> {
+  async function admitted<R extends Pick<RepoWithRole, 'org_id' | 'member_role'>>(actor: Actor, repo: R | undefined, action: OrgAction, what = REPO): Promise<R> {
     if (!repo) throw notFound(what);
     await policy.require(actor, action, { orgId: repo.org_id, role: repo.member_role, what });
     return repo;

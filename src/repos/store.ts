@@ -17,7 +17,7 @@ export const SCAN_COLUMNS = [
 ] as const;
 
 /** Every column of repos, named: the hot reads are prepared statements (db/compiled.ts). */
-export const REPO_COLUMNS = [
+const REPO_COLUMNS = [
   'repos.id', 'repos.org_id', 'repos.name', 'repos.name_key', 'repos.url', 'repos.default_branch', 'repos.created_at', 'repos.updated_at',
 ] as const;
 

@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { AnalysesTable, AnalysisRow, ComponentRow, Database, FindingRow, FindingsTable, RepoStatusRow } from '../db/schema.js';
-import { REPO_COLUMNS, SCAN_COLUMNS, type RepoWithRole } from '../repos/store.js';
+import { SCAN_COLUMNS, type RepoWithRole } from '../repos/store.js';
 import type { RefName } from '../refs/ref-name.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
 import type { Severity } from './parsers/types.js';
@@ -8,8 +8,8 @@ import { SEVERITY_RANK } from './parsers/severity.js';
 import { containsIgnoringCase } from '../db/like.js';
 import { compiledOnce } from '../db/compiled.js';
 import type { Dialect } from '../db/index.js';
-import { jsonArrayFrom as postgresJsonArray } from 'kysely/helpers/postgres';
-import { jsonArrayFrom as sqliteJsonArray } from 'kysely/helpers/sqlite';
+import { jsonArrayFrom as postgresJsonArray, jsonBuildObject as postgresJsonObject } from 'kysely/helpers/postgres';
+import { jsonArrayFrom as sqliteJsonArray, jsonBuildObject as sqliteJsonObject } from 'kysely/helpers/sqlite';
 import { epssPercentile, epssProbability, inKev } from '../advisories/priorities-store.js';
 import { groupVulnerabilities, type VulnerabilityGroup } from '../findings/vulnerabilities.js';
 import { knownAliases, vulnerabilityFindings } from '../findings/vulnerability-store.js';
@@ -45,33 +45,45 @@ export type AnalysisStatus = Pick<AnalysisRow, 'tool' | 'category' | 'format' | 
   | 'open_critical' | 'open_high' | 'open_medium' | 'open_low' | 'open_info'> & { upload_status: string };
 /** A ref's totals as the status shows them. */
 export type RefStatus = Omit<RepoStatusRow, 'repository_id'> & { base_ref: string | null };
-/** The repository as the status read has it: with the named ref's row (null: it has no results) and that ref's analyses. */
-export type StatusRead = RepoWithRole & { ref: RefStatus | null; analyses: AnalysisStatus[] };
+/**
+ * The repository as the status read has it (what the decision and the status row need), the named
+ * ref's analyses, and its row (null: it has no results), decoded only when asked for.
+ */
+export type StatusRead = Pick<RepoWithRole, 'id' | 'org_id' | 'default_branch' | 'member_role' | keyof Omit<RepoStatusRow, 'repository_id'>> & {
+  analyses: AnalysisStatus[];
+  refRow(): RefStatus | null;
+};
+
 export type ComponentWithTool = ComponentRow & { tool: string };
 
 const SEVERITY_COLUMN = {
   critical: 'open_critical', high: 'open_high', medium: 'open_medium', low: 'open_low', info: 'open_info',
 } as const;
 
+/** SQLite answers JSON as text; PostgreSQL parses it, and spells a time its own way inside it. */
+const fromJson = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
+const isoTime = (time: string) => new Date(time).toISOString();
+
 /** Reads of scan results. Totals come from the aggregates where the filters allow, so a page costs the same at any size. */
 export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
-  // The status read, in one query: the repository, its status row and the user's role in its org
-  // (as the repository read has them), the ref's row and its analyses as one JSON array: a row per
-  // analysis repeating the repository cost SQLite more than the two queries it replaced.
-  // Parameters: the user id, the ref's kind and name (null: the default branch as stored, else
-  // main), the repository id.
+  // The status read, in one query: the repository's id, org and default branch, its status row and
+  // the user's role in its org, then the named ref's row and that ref's analyses, both as JSON. Few
+  // columns on purpose: each is a value to decode on every request (on PostgreSQL a timestamp is a
+  // Date made and formatted), and a row per analysis repeating the repository cost SQLite more than
+  // the two queries this replaced. Parameters: the user id, the ref's kind and name (null: the
+  // default branch as stored, else main), the repository id.
   const statusOfRef = compiledOnce(db, db.selectFrom('repos')
     .leftJoin('repo_status', 'repo_status.repository_id', 'repos.id')
     .leftJoin('memberships', (join) => join.onRef('memberships.org_id', '=', 'repos.org_id').on('memberships.user_id', '=', ''))
     .leftJoin('refs', (join) => join.onRef('refs.repository_id', '=', 'repos.id').on('refs.kind', '=', '')
       .on('refs.name', '=', sql<string>`coalesce(${''}, nullif(${sql.ref('repos.default_branch')}, ''), 'main')`))
-    .select(REPO_COLUMNS).select(SCAN_COLUMNS).select('memberships.role as member_role')
-    .select([
-      'refs.id as ref_id', 'refs.base_ref as ref_base_ref', 'refs.state as ref_state', 'refs.last_upload_at as ref_last_upload_at',
-      'refs.last_completed_at as ref_last_completed_at', 'refs.open_critical as ref_open_critical', 'refs.open_high as ref_open_high',
-      'refs.open_medium as ref_open_medium', 'refs.open_low as ref_open_low', 'refs.open_info as ref_open_info',
-      'refs.components as ref_components', 'refs.vulnerabilities as ref_vulnerabilities',
-    ])
+    .select(['repos.id', 'repos.org_id', 'repos.default_branch', ...SCAN_COLUMNS, 'memberships.role as member_role'])
+    .select((eb) => eb.case().when('refs.id', 'is', null).then(null).else((dialect === 'postgres' ? postgresJsonObject : sqliteJsonObject)({
+      base_ref: eb.ref('refs.base_ref'), state: eb.ref('refs.state'), last_upload_at: eb.ref('refs.last_upload_at'),
+      last_completed_at: eb.ref('refs.last_completed_at'), open_critical: eb.ref('refs.open_critical'), open_high: eb.ref('refs.open_high'),
+      open_medium: eb.ref('refs.open_medium'), open_low: eb.ref('refs.open_low'), open_info: eb.ref('refs.open_info'),
+      components: eb.ref('refs.components'), vulnerabilities: eb.ref('refs.vulnerabilities'),
+    })).end().as('ref'))
     .select((eb) => {
       const analyses = eb.selectFrom('analyses').innerJoin('uploads', 'uploads.id', 'analyses.last_upload_id')
         .select([
@@ -98,16 +110,18 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
     async status(userId: string, repositoryId: string, ref: RefName | null): Promise<StatusRead | undefined> {
       const [row] = await statusOfRef(userId, ref?.kind ?? 'branch', ref?.name ?? null, repositoryId);
       if (!row) return undefined;
-      // SQLite answers the array as JSON text; PostgreSQL parses it, with its own spelling of a time.
-      const analyses = (typeof row.analyses === 'string' ? JSON.parse(row.analyses) : row.analyses) as AnalysisStatus[];
-      if (dialect === 'postgres') for (const analysis of analyses) analysis.completed_at = new Date(analysis.completed_at).toISOString();
-      const refRow = row.ref_id === null ? null : {
-        base_ref: row.ref_base_ref, state: row.ref_state!, last_upload_at: row.ref_last_upload_at, last_completed_at: row.ref_last_completed_at,
-        open_critical: row.ref_open_critical!, open_high: row.ref_open_high!, open_medium: row.ref_open_medium!, open_low: row.ref_open_low!,
-        open_info: row.ref_open_info!, components: row.ref_components!, vulnerabilities: row.ref_vulnerabilities,
+      const analyses = fromJson<AnalysisStatus[]>(row.analyses);
+      if (dialect === 'postgres') for (const analysis of analyses) analysis.completed_at = isoTime(analysis.completed_at);
+      const refJson = row.ref;
+      return {
+        ...row, analyses,
+        refRow() {
+          if (refJson === null) return null;
+          const refRow = fromJson<RefStatus>(refJson);
+          if (dialect !== 'postgres') return refRow;
+          return { ...refRow, last_upload_at: refRow.last_upload_at && isoTime(refRow.last_upload_at), last_completed_at: refRow.last_completed_at && isoTime(refRow.last_completed_at) };
+        },
       };
-      // The row is the repository, with the ref's columns beside, which nobody reads as the repository's.
-      return Object.assign(row, { ref: refRow, analyses });
     },
 
     async findings(refId: string, filters: FindingFilters, page: Page): Promise<Paged<FindingWithAnalysis>> {

@@ -24,7 +24,7 @@ import { defaultBranch, refKey, requestedRef, sameRef, type RefName } from '../r
 /** The repository when the actor may do `action` to it; 404 naming `what` when not visible, 403 when not allowed. */
 export type AuthorizedRepo = (actor: Actor, repoId: string, action: OrgAction, what?: string) => Promise<RepoWithScan>;
 /** The same decision on a repository read with the actor's role by another query (undefined: none such). */
-export type AdmitRepo = <R extends RepoWithRole>(actor: Actor, repo: R | undefined, action: OrgAction, what?: string) => Promise<R>;
+export type AdmitRepo = <R extends Pick<RepoWithRole, 'org_id' | 'member_role'>>(actor: Actor, repo: R | undefined, action: OrgAction, what?: string) => Promise<R>;
 
 export interface ScanServiceDeps {
   uploads: UploadStore;
@@ -134,8 +134,9 @@ export function scanService(deps: ScanServiceDeps) {
         : await results.status(actor.user.id, repoId, defaultRef);
       if (!read) throw notFound('The repository');
       if (sameRef(name, defaultRef)) return { ref: name, baseRef: null, row: statusRowOf(repo), analyses: read.analyses };
-      if (!read.ref) throw notFound(`The ref "${refKey(name)}" of this repository`);
-      return { ref: name, baseRef: read.ref.base_ref, row: read.ref, analyses: read.analyses };
+      const row = read.refRow();
+      if (!row) throw notFound(`The ref "${refKey(name)}" of this repository`);
+      return { ref: name, baseRef: row.base_ref, row, analyses: read.analyses };
     },
 
     async findings(actor: Actor, repoId: string, rawRef: string | undefined, filters: Omit<FindingFilters, 'vsBase'>, vsBase: 'new' | 'fixed' | undefined, page: Page) {
@@ -172,7 +173,7 @@ export function scanService(deps: ScanServiceDeps) {
   };
 }
 
-function statusRowOf(repo: RepoWithScan): RepoStatusRow | undefined {
+function statusRowOf(repo: Omit<RepoWithScan, 'name' | 'name_key' | 'url' | 'created_at' | 'updated_at'>): RepoStatusRow | undefined {
   if (repo.state === null) return undefined;
   return {
     repository_id: repo.id, state: repo.state, last_upload_at: repo.last_upload_at, last_completed_at: repo.last_completed_at,
