@@ -114,14 +114,15 @@ function mayAct(user: UserRow, deps: GuardDeps): boolean {
 }
 
 async function keyActor(token: string, deps: GuardDeps): Promise<Actor> {
-  const actor = await deps.keyActors.actorOf(token, () => lookUpKey(token, deps));
+  const keyHash = hashKey(token);
+  const actor = await deps.keyActors.actorOf(keyHash, () => lookUpKey(token, keyHash, deps));
   // One answer for malformed, unknown, expired and revoked keys: nothing to learn from probing.
   if (!actor) throw unauthorized('The API key is not valid.');
   return actor;
 }
 
-async function lookUpKey(token: string, deps: GuardDeps): Promise<{ actor: Actor; expiresAt: string | null } | undefined> {
-  const found = isWellFormedKey(token) ? await deps.apiKeys.findActive(hashKey(token)) : undefined;
+async function lookUpKey(token: string, keyHash: string, deps: GuardDeps): Promise<{ actor: Actor; expiresAt: string | null } | undefined> {
+  const found = isWellFormedKey(token) ? await deps.apiKeys.findActive(keyHash) : undefined;
   if (!found || !mayAct(found.user, deps)) return undefined;
   const at = now();
   if (!found.key.last_used_at || Date.parse(at) - Date.parse(found.key.last_used_at) > TOUCH_INTERVAL_MS) {

@@ -17,18 +17,19 @@ interface Entry {
 }
 
 /**
- * The actors of keys recently looked up, by the secret the request presented (so a hit needs no
- * hashing either). Only keys that were found are kept: an unknown key is looked up every time.
+ * The actors of keys recently looked up, by the key's hash as stored (never the secret itself, which
+ * would otherwise stay in memory after its last use). Only keys that were found are kept: an
+ * unknown key is looked up every time.
  */
 export function keyActorCache(clock: () => number = () => Date.now()) {
   const entries = new Map<string, Entry>();
 
   function makeRoom(at: number): void {
-    for (const [token, entry] of entries) if (entry.until <= at) entries.delete(token);
+    for (const [keyHash, entry] of entries) if (entry.until <= at) entries.delete(keyHash);
     // Still full of live entries: the oldest go first (a Map iterates in insertion order).
-    for (const token of entries.keys()) {
+    for (const keyHash of entries.keys()) {
       if (entries.size < MAX_KEYS) break;
-      entries.delete(token);
+      entries.delete(keyHash);
     }
   }
 
@@ -37,22 +38,22 @@ export function keyActorCache(clock: () => number = () => Date.now()) {
      * The key's actor: this instance's answer of less than KEY_TRUST_MS ago, else `lookUp`'s, kept
      * when it found one (undefined: not a key that may act).
      */
-    async actorOf(token: string, lookUp: () => Promise<{ actor: Actor; expiresAt: string | null } | undefined>): Promise<Actor | undefined> {
+    async actorOf(keyHash: string, lookUp: () => Promise<{ actor: Actor; expiresAt: string | null } | undefined>): Promise<Actor | undefined> {
       const at = clock();
-      const entry = entries.get(token);
+      const entry = entries.get(keyHash);
       if (entry && at < entry.until) return entry.actor;
-      if (entry) entries.delete(token);
+      if (entry) entries.delete(keyHash);
       const found = await lookUp();
       if (!found) return undefined;
       const until = Math.min(at + KEY_TRUST_MS, found.expiresAt === null ? Infinity : Date.parse(found.expiresAt));
       if (entries.size >= MAX_KEYS) makeRoom(clock());
-      entries.set(token, { actor: found.actor, until });
+      entries.set(keyHash, { actor: found.actor, until });
       return found.actor;
     },
 
     /** After a key is revoked here: this instance refuses it from the next request on. */
     forget(keyId: string): void {
-      for (const [token, entry] of entries) if (entry.actor.key?.id === keyId) entries.delete(token);
+      for (const [keyHash, entry] of entries) if (entry.actor.key?.id === keyId) entries.delete(keyHash);
     },
   };
 }
