@@ -53,4 +53,25 @@ describe('the API keys an instance trusts for a moment', () => {
     expect((await cache.actorOf('hash-b', lookUp(undefined)))?.key?.id).toBe('k2');
     expect(lookups()).toBe(3);
   });
+
+  it('shares one lookup among the requests that miss together, and keeps nothing revoked meanwhile', async () => {
+    const { cache, lookUp, lookups } = setup();
+    let answer!: (found: { actor: Actor; expiresAt: null }) => void;
+    const slow = () => new Promise<{ actor: Actor; expiresAt: null }>((resolve) => {
+      answer = resolve;
+    });
+    let asked = 0;
+    const counted = () => {
+      asked++;
+      return slow();
+    };
+    const together = [cache.actorOf('hash-a', counted), cache.actorOf('hash-a', counted), cache.actorOf('hash-a', counted)];
+    cache.forget('k1');
+    answer({ actor: actor('k1'), expiresAt: null });
+    expect((await Promise.all(together)).map((a) => a?.key?.id)).toEqual(['k1', 'k1', 'k1']);
+    expect(asked).toBe(1);
+    // Revoked while it was looked up: not kept, so the next request asks again.
+    expect(await cache.actorOf('hash-a', lookUp(undefined))).toBeUndefined();
+    expect(lookups()).toBe(1);
+  });
 });
