@@ -93,7 +93,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const services = createServices(config, db);
   app.decorate('services', services);
   const guard = registerGuard(app, {
-    sessions: services.sessions, apiKeys: services.apiKeys, admins: services.admins, baseUrl: config.baseUrl,
+    sessions: services.sessions, apiKeys: services.apiKeys, keyActors: services.keyActors, admins: services.admins, baseUrl: config.baseUrl,
     localUsersDisabled: config.providers.length > 0,
   });
   if (config.providers.length > 0) {

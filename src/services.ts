@@ -7,6 +7,7 @@ import { userService } from './users/service.js';
 import { sessionStore } from './auth/session-store.js';
 import { apiKeyStore } from './apikeys/store.js';
 import { apiKeyService } from './apikeys/service.js';
+import { keyActorCache } from './auth/key-cache.js';
 import { auditStore } from './audit/store.js';
 import { auditService } from './audit/service.js';
 import { orgStore } from './orgs/store.js';
@@ -63,6 +64,7 @@ export function createServices(config: Config, db: Db) {
   const gates = gateService(k, repos.authorized, policy, audit);
   const advisories = advisoryService(k, policy, advisoryZipLimits(config), config.advisorySources);
   const findings = findingStore(db);
+  const keyActors = keyActorCache();
   const providerTypeOf = (id: string | null) => config.providers.find((p) => p.id === id)?.type;
   return {
     config,
@@ -70,15 +72,16 @@ export function createServices(config: Config, db: Db) {
     users,
     sessions: sessionStore(k),
     apiKeys,
+    keyActors,
     audit,
     userService: userService(users, policy, providerTypeOf),
-    apiKeyService: apiKeyService(apiKeys, policy, audit),
+    apiKeyService: apiKeyService(apiKeys, policy, audit, (id) => keyActors.forget(id)),
     auditService: auditService(audit, policy),
     orgService: orgService(orgStore(k), policy, inOrgTransaction, audit),
     memberService: memberService(members, users, policy, inOrgTransaction, audit),
     repoService: repos,
     teamService: teamService(teamStore(k), policy, inOrgTransaction, audit),
-    scans: createScans(config, db, repos.authorized),
+    scans: createScans(config, db, repos.authorized, repos.admitted),
     analysisService: analysisService(analysisStore(db), repos.authorized, audit),
     findingService: findingService(findings, repos.authorized, audit),
     vexService: vexService(vexStore(db), repos.authorized),

@@ -19,8 +19,11 @@ export interface KeyRequest {
   orgIds?: string[] | null;
 }
 
-/** Keys act for the user who made them; each user sees and revokes only their own. */
-export function apiKeyService(keys: ApiKeyStore, policy: Policy, audit: AuditStore) {
+/**
+ * Keys act for the user who made them; each user sees and revokes only their own. `revoked` is told
+ * of each revocation, so this instance stops trusting the key at once (others within a second).
+ */
+export function apiKeyService(keys: ApiKeyStore, policy: Policy, audit: AuditStore, revoked: (id: string) => void) {
   return {
     async create(actor: Actor, request: KeyRequest, ip: string): Promise<{ row: ApiKeyRow; secret: string }> {
       const at = now();
@@ -51,6 +54,7 @@ export function apiKeyService(keys: ApiKeyStore, policy: Policy, audit: AuditSto
 
     async revoke(actor: Actor, id: string, ip: string): Promise<void> {
       if (!(await keys.delete(actor.user.id, id))) throw notFound('The API key');
+      revoked(id);
       await audit.record({ action: 'api_key.revoked', actor: actor.user, ip, target: { type: 'api_key', id } });
     },
   };

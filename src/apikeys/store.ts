@@ -9,7 +9,10 @@ export type NewApiKey = Omit<ApiKeyRow, 'last_used_at'>;
 export function apiKeyStore(db: Kysely<Database>) {
   // Every API request asks this. Parameters: the key's hash, then the time now (unexpired keys only).
   const activeKey = compiledOnce(db, db.selectFrom('api_keys').innerJoin('users', 'users.id', 'api_keys.user_id')
-    .selectAll('users')
+    .select([
+      'users.id', 'users.login', 'users.name', 'users.email', 'users.avatar_url', 'users.is_admin', 'users.provider_id', 'users.forge_user_id',
+      'users.created_at', 'users.updated_at', 'users.last_login_at',
+    ])
     .select([
       'api_keys.id as key_id', 'api_keys.name as key_name', 'api_keys.prefix as key_prefix', 'api_keys.key_hash',
       'api_keys.scope', 'api_keys.org_ids', 'api_keys.created_at as key_created_at', 'api_keys.expires_at',

@@ -3,6 +3,7 @@ import { forbidden, unauthorized } from '../problem.js';
 import { hashKey, isWellFormedKey } from './key-format.js';
 import { scopeCovers, type Actor, type KeyScope } from './actor.js';
 import type { SessionStore } from './session-store.js';
+import type { KeyActorCache } from './key-cache.js';
 import type { SiteAdmins } from './site-admins.js';
 import { SESSION_COOKIE } from './session.js';
 import { now } from '../db/time.js';
@@ -62,6 +63,8 @@ interface KeyLookup {
 export interface GuardDeps {
   sessions: SessionStore;
   apiKeys: KeyLookup;
+  /** Keys this instance looked up less than a second ago (key-cache.ts). */
+  keyActors: KeyActorCache;
   admins: SiteAdmins;
   /** The origin of SERVICE_BASE_URL: the only one state-changing cookie requests may come from. */
   baseUrl: string;
@@ -111,14 +114,21 @@ function mayAct(user: UserRow, deps: GuardDeps): boolean {
 }
 
 async function keyActor(token: string, deps: GuardDeps): Promise<Actor> {
+  const keyHash = hashKey(token);
+  const actor = await deps.keyActors.actorOf(keyHash, () => lookUpKey(token, keyHash, deps));
   // One answer for malformed, unknown, expired and revoked keys: nothing to learn from probing.
-  const found = isWellFormedKey(token) ? await deps.apiKeys.findActive(hashKey(token)) : undefined;
-  if (!found || !mayAct(found.user, deps)) throw unauthorized('The API key is not valid.');
+  if (!actor) throw unauthorized('The API key is not valid.');
+  return actor;
+}
+
+async function lookUpKey(token: string, keyHash: string, deps: GuardDeps): Promise<{ actor: Actor; expiresAt: string | null } | undefined> {
+  const found = isWellFormedKey(token) ? await deps.apiKeys.findActive(keyHash) : undefined;
+  if (!found || !mayAct(found.user, deps)) return undefined;
   const at = now();
   if (!found.key.last_used_at || Date.parse(at) - Date.parse(found.key.last_used_at) > TOUCH_INTERVAL_MS) {
     await deps.apiKeys.touch(found.key.id, at);
   }
-  return {
+  const actor: Actor = {
     user: found.user,
     isAdmin: await deps.admins.isAdmin(found.user),
     via: 'api_key',
@@ -129,6 +139,7 @@ async function keyActor(token: string, deps: GuardDeps): Promise<Actor> {
       orgIds: found.key.org_ids ? (JSON.parse(found.key.org_ids) as string[]) : null,
     },
   };
+  return { actor, expiresAt: found.key.expires_at };
 }
 
 async function sessionActor(request: FastifyRequest, deps: GuardDeps): Promise<Actor | null> {

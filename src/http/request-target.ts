@@ -3,6 +3,7 @@ import { HttpProblem, badRequest } from '../problem.js';
 
 /** Characters a canonical URI never percent-encodes (RFC 3986 2.3), plus the separators "/" and "\". */
 const NEVER_ENCODED = /^[A-Za-z0-9\-._~/\\]$/;
+const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
 
 /**
  * Why a request target is not the one canonical spelling of its path, or null when it is.
@@ -18,7 +19,8 @@ function nonCanonicalReason(target: string): string | null {
   const path = query === -1 ? target : target.slice(0, query);
   if (path.includes('\\')) return 'the path holds a backslash';
   if (path.includes('//')) return 'the path holds an empty segment ("//")';
-  if (path.split('/').some((segment) => segment === '.' || segment === '..')) return 'the path holds a "." or ".." segment';
+  if (DOT_SEGMENT.test(path)) return 'the path holds a "." or ".." segment';
+  if (!path.includes('%')) return null;
   for (const match of path.matchAll(/%(.{0,2})/g)) {
     const hex = match[1] ?? '';
     if (!/^[0-9A-Fa-f]{2}$/.test(hex)) return 'the path holds a malformed percent-encoding';

@@ -22,11 +22,13 @@ export function registerValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? strict.compile(schema) : decimalIntegers(coercing.compile(schema), schema as JsonSchema),
   );
-  // PostgreSQL text cannot hold NUL: refuse it up front rather than fail deep in a query.
+  // PostgreSQL text cannot hold NUL: refuse it up front rather than fail deep in a query. The HTTP
+  // parser refuses a raw NUL in the request line, so params and query can only hold one as %00.
   app.addHook('preValidation', async (request) => {
+    const inUrl = request.raw.url?.includes('%00') ?? false;
     const errors = [
-      ...nulPaths(request.params, '/params'),
-      ...nulPaths(request.query, '/query'),
+      ...(inUrl ? nulPaths(request.params, '/params') : []),
+      ...(inUrl ? nulPaths(request.query, '/query') : []),
       ...nulPaths(request.body, ''),
     ];
     if (errors.length) throw badRequest('The request contains a NUL character, which no field accepts.', errors);

@@ -8,7 +8,7 @@ import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
 import type { OrgAction, Policy } from '../policy.js';
 import { nameKey } from '../orgs/names.js';
-import type { RepoStore, RepoWithScan } from './store.js';
+import type { RepoStore, RepoWithRole, RepoWithScan } from './store.js';
 
 export interface NewRepo {
   name: string;
@@ -26,7 +26,11 @@ export function repoService(repos: RepoStore, policy: Policy, audit: AuditStore)
    * is read with the repository, in one query: this is the hot read path.
    */
   async function authorized(actor: Actor, repoId: string, action: OrgAction, what = REPO): Promise<RepoWithScan> {
-    const repo = await repos.byIdFor(repoId, actor.user.id);
+    return admitted(actor, await repos.byIdFor(repoId, actor.user.id), action, what);
+  }
+
+  /** The same decision on a repository another query read with the actor's role (undefined: no such repository). */
+  async function admitted<R extends Pick<RepoWithRole, 'org_id' | 'member_role'>>(actor: Actor, repo: R | undefined, action: OrgAction, what = REPO): Promise<R> {
     if (!repo) throw notFound(what);
     await policy.require(actor, action, { orgId: repo.org_id, role: repo.member_role, what });
     return repo;
@@ -34,6 +38,7 @@ export function repoService(repos: RepoStore, policy: Policy, audit: AuditStore)
 
   return {
     authorized,
+    admitted,
 
     /** What GET /repos/{id} answers, and what reading a repository's scan results needs. */
     visibleRepo: (actor: Actor, repoId: string) => authorized(actor, repoId, 'repo.read'),

@@ -6,16 +6,24 @@ import { compiledOnce } from '../db/compiled.js';
 
 /** A repository with its scan summary (null columns when it was never scanned). */
 export type RepoWithScan = RepoRow & { [K in keyof Omit<RepoStatusRow, 'repository_id'>]: RepoStatusRow[K] | null };
+/** The same, read for a user: their role in its org (null: not a member). */
+export type RepoWithRole = RepoWithScan & { member_role: OrgRole | null };
 
-const SCAN_COLUMNS = [
+/** The repo_status columns every read of a repository brings along (left-joined: null when never scanned). */
+export const SCAN_COLUMNS = [
   'repo_status.state', 'repo_status.last_upload_at', 'repo_status.last_completed_at', 'repo_status.open_critical',
   'repo_status.open_high', 'repo_status.open_medium', 'repo_status.open_low', 'repo_status.open_info', 'repo_status.components',
   'repo_status.vulnerabilities',
 ] as const;
 
+/** Every column of repos, named: the hot reads are prepared statements (db/compiled.ts). */
+const REPO_COLUMNS = [
+  'repos.id', 'repos.org_id', 'repos.name', 'repos.name_key', 'repos.url', 'repos.default_branch', 'repos.created_at', 'repos.updated_at',
+] as const;
+
 export function repoStore(db: Kysely<Database>) {
   const joined = () => db.selectFrom('repos').leftJoin('repo_status', 'repo_status.repository_id', 'repos.id');
-  const withScan = () => joined().selectAll('repos').select(SCAN_COLUMNS);
+  const withScan = () => joined().select(REPO_COLUMNS).select(SCAN_COLUMNS);
   // Parameters: the user id (in the membership join), then the repository id.
   const repoForUser = compiledOnce(db, withScan()
     .leftJoin('memberships', (join) => join.onRef('memberships.org_id', '=', 'repos.org_id').on('memberships.user_id', '=', ''))
@@ -27,7 +35,7 @@ export function repoStore(db: Kysely<Database>) {
     },
 
     /** The repository, its scan summary and the user's role in its org, in one query (the hot read path). */
-    async byIdFor(id: string, userId: string): Promise<(RepoWithScan & { member_role: OrgRole | null }) | undefined> {
+    async byIdFor(id: string, userId: string): Promise<RepoWithRole | undefined> {
       const [row] = await repoForUser(userId, id);
       return row;
     },
@@ -38,7 +46,7 @@ export function repoStore(db: Kysely<Database>) {
     },
 
     /** The same, found by its org's and its own name keys. */
-    byNamesFor(orgNameKey: string, repoNameKey: string, userId: string): Promise<(RepoWithScan & { member_role: OrgRole | null }) | undefined> {
+    byNamesFor(orgNameKey: string, repoNameKey: string, userId: string): Promise<RepoWithRole | undefined> {
       return withScan()
         .innerJoin('orgs', 'orgs.id', 'repos.org_id')
         .leftJoin('memberships', (join) => join.onRef('memberships.org_id', '=', 'repos.org_id').on('memberships.user_id', '=', userId))

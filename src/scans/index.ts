@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import { uploadStore } from './upload-store.js';
 import { resultsStore } from './results-store.js';
-import { scanService, type AuthorizedRepo } from './service.js';
+import { scanService, type AdmitRepo, type AuthorizedRepo } from './service.js';
 import { refStore } from '../refs/store.js';
 import { refService } from '../refs/service.js';
 import { settlementWatch } from './settled.js';
@@ -13,9 +13,9 @@ const MAX_ATTEMPTS = 5;
 const POLL_MS = 1000;
 
 /** Uploads, results and the ingest workers, wired together. */
-export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRepo) {
+export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRepo, admitRepo: AdmitRepo) {
   const uploads = uploadStore(db.kysely, db.dialect);
-  const results = resultsStore(db.kysely);
+  const results = resultsStore(db.kysely, db.dialect);
   const refs = refStore(db.kysely);
   const options: WorkerOptions = { leaseMs: config.uploadLeaseMs, pollMs: POLL_MS, maxAttempts: MAX_ATTEMPTS };
   let pool: WorkerPool | null = null;
@@ -30,7 +30,7 @@ export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRe
     refs,
     refService: refService(refs, authorizedRepo),
     service: scanService({
-      uploads, results, refs, authorizedRepo, settlements,
+      uploads, results, refs, authorizedRepo, admitRepo, settlements,
       onAccepted: (format) => {
         events.accepted?.(format);
         pool?.wake();

@@ -1,11 +1,15 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
-import type { AnalysesTable, AnalysisRow, ComponentRow, Database, FindingRow, FindingsTable } from '../db/schema.js';
+import type { AnalysesTable, AnalysisRow, ComponentRow, Database, FindingRow, FindingsTable, RepoStatusRow } from '../db/schema.js';
+import { SCAN_COLUMNS, type RepoWithRole } from '../repos/store.js';
 import type { RefName } from '../refs/ref-name.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
 import type { Severity } from './parsers/types.js';
 import { SEVERITY_RANK } from './parsers/severity.js';
 import { containsIgnoringCase } from '../db/like.js';
 import { compiledOnce } from '../db/compiled.js';
+import type { Dialect } from '../db/index.js';
+import { jsonArrayFrom as postgresJsonArray, jsonBuildObject as postgresJsonObject } from 'kysely/helpers/postgres';
+import { jsonArrayFrom as sqliteJsonArray, jsonBuildObject as sqliteJsonObject } from 'kysely/helpers/sqlite';
 import { epssPercentile, epssProbability, inKev } from '../advisories/priorities-store.js';
 import { groupVulnerabilities, type VulnerabilityGroup } from '../findings/vulnerabilities.js';
 import { knownAliases, vulnerabilityFindings } from '../findings/vulnerability-store.js';
@@ -36,22 +40,61 @@ export type FindingWithAnalysis = FindingRow & {
   /** Joined from kev_entries and epss_scores when read (advisories/priorities-store). */
   in_kev: boolean | number; epss_probability: number | null; epss_percentile: number | null;
 };
-export type AnalysisWithUpload = AnalysisRow & { upload_status: string };
+/** An analysis as the status lists it: its open counts and its latest upload's status. */
+export type AnalysisStatus = Pick<AnalysisRow, 'tool' | 'category' | 'format' | 'last_upload_id' | 'completed_at' | 'dismissed'
+  | 'open_critical' | 'open_high' | 'open_medium' | 'open_low' | 'open_info'> & { upload_status: string };
+/** A ref's totals as the status shows them. */
+export type RefStatus = Omit<RepoStatusRow, 'repository_id'> & { base_ref: string | null };
+/**
+ * The repository as the status read has it (what the decision and the status row need), the named
+ * ref's analyses, and its row (null: it has no results), decoded only when asked for.
+ */
+export type StatusRead = Pick<RepoWithRole, 'id' | 'org_id' | 'default_branch' | 'member_role' | keyof Omit<RepoStatusRow, 'repository_id'>> & {
+  analyses: AnalysisStatus[];
+  refRow(): RefStatus | null;
+};
+
 export type ComponentWithTool = ComponentRow & { tool: string };
 
 const SEVERITY_COLUMN = {
   critical: 'open_critical', high: 'open_high', medium: 'open_medium', low: 'open_low', info: 'open_info',
 } as const;
 
+/** SQLite answers JSON as text; PostgreSQL parses it, and spells a time its own way inside it. */
+const fromJson = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
+const isoTime = (time: string) => new Date(time).toISOString();
+
 /** Reads of scan results. Totals come from the aggregates where the filters allow, so a page costs the same at any size. */
-export function resultsStore(db: Kysely<Database>) {
-  // Parameters: the repository id, ref kind and ref name, in that order.
-  const analysesOfRef = compiledOnce(db, db.selectFrom('analyses')
-    .innerJoin('refs', 'refs.id', 'analyses.ref_id')
-    .innerJoin('uploads', 'uploads.id', 'analyses.last_upload_id')
-    .selectAll('analyses').select('uploads.status as upload_status')
-    .where('refs.repository_id', '=', '').where('refs.kind', '=', '').where('refs.name', '=', '')
-    .orderBy('analyses.tool').orderBy('analyses.category').orderBy('analyses.format'));
+export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
+  // The status read, in one query: the repository's id, org and default branch, its status row and
+  // the user's role in its org, then the named ref's row and that ref's analyses, both as JSON. Few
+  // columns on purpose: each is a value to decode on every request (on PostgreSQL a timestamp is a
+  // Date made and formatted), and a row per analysis repeating the repository cost SQLite more than
+  // the two queries this replaced. Parameters: the user id, the ref's kind and name (null: the
+  // default branch as stored, else main), the repository id.
+  const statusOfRef = compiledOnce(db, db.selectFrom('repos')
+    .leftJoin('repo_status', 'repo_status.repository_id', 'repos.id')
+    .leftJoin('memberships', (join) => join.onRef('memberships.org_id', '=', 'repos.org_id').on('memberships.user_id', '=', ''))
+    .leftJoin('refs', (join) => join.onRef('refs.repository_id', '=', 'repos.id').on('refs.kind', '=', '')
+      .on('refs.name', '=', sql<string>`coalesce(${''}, nullif(${sql.ref('repos.default_branch')}, ''), 'main')`))
+    .select(['repos.id', 'repos.org_id', 'repos.default_branch', ...SCAN_COLUMNS, 'memberships.role as member_role'])
+    .select((eb) => eb.case().when('refs.id', 'is', null).then(null).else((dialect === 'postgres' ? postgresJsonObject : sqliteJsonObject)({
+      base_ref: eb.ref('refs.base_ref'), state: eb.ref('refs.state'), last_upload_at: eb.ref('refs.last_upload_at'),
+      last_completed_at: eb.ref('refs.last_completed_at'), open_critical: eb.ref('refs.open_critical'), open_high: eb.ref('refs.open_high'),
+      open_medium: eb.ref('refs.open_medium'), open_low: eb.ref('refs.open_low'), open_info: eb.ref('refs.open_info'),
+      components: eb.ref('refs.components'), vulnerabilities: eb.ref('refs.vulnerabilities'),
+    })).end().as('ref'))
+    .select((eb) => {
+      const analyses = eb.selectFrom('analyses').innerJoin('uploads', 'uploads.id', 'analyses.last_upload_id')
+        .select([
+          'analyses.tool', 'analyses.category', 'analyses.format', 'analyses.last_upload_id', 'analyses.completed_at', 'analyses.open_critical',
+          'analyses.open_high', 'analyses.open_medium', 'analyses.open_low', 'analyses.open_info', 'analyses.dismissed', 'uploads.status as upload_status',
+        ])
+        .whereRef('analyses.ref_id', '=', 'refs.id')
+        .orderBy('analyses.tool').orderBy('analyses.category').orderBy('analyses.format');
+      return (dialect === 'postgres' ? postgresJsonArray(analyses) : sqliteJsonArray(analyses)).as('analyses');
+    })
+    .where('repos.id', '=', ''));
   return {
     /** A ref's vulnerabilities (findings naming a package, grouped by vulnerability and package), in every state. */
     async vulnerabilityGroups(refId: string): Promise<VulnerabilityGroup[]> {
@@ -60,12 +103,25 @@ export function resultsStore(db: Kysely<Database>) {
     },
 
     /**
-     * The analyses of a ref, named by repository and ref so the default branch's status needs no ref
-     * lookup first. The status read asks this on every request, so the SQL is built once and only
-     * its parameters change.
+     * What the status read needs, in one query: the repository with the user's role (as
+     * RepoStore.byIdFor has them), the named ref's row (ref null: the branch default_branch names as
+     * stored, else main) and its analyses. Undefined when the repository does not exist.
      */
-    analyses(repositoryId: string, ref: RefName): Promise<AnalysisWithUpload[]> {
-      return analysesOfRef(repositoryId, ref.kind, ref.name);
+    async status(userId: string, repositoryId: string, ref: RefName | null): Promise<StatusRead | undefined> {
+      const [row] = await statusOfRef(userId, ref?.kind ?? 'branch', ref?.name ?? null, repositoryId);
+      if (!row) return undefined;
+      const analyses = fromJson<AnalysisStatus[]>(row.analyses);
+      if (dialect === 'postgres') for (const analysis of analyses) analysis.completed_at = isoTime(analysis.completed_at);
+      const refJson = row.ref;
+      return {
+        ...row, analyses,
+        refRow() {
+          if (refJson === null) return null;
+          const refRow = fromJson<RefStatus>(refJson);
+          if (dialect !== 'postgres') return refRow;
+          return { ...refRow, last_upload_at: refRow.last_upload_at && isoTime(refRow.last_upload_at), last_completed_at: refRow.last_completed_at && isoTime(refRow.last_completed_at) };
+        },
+      };
     },
 
     async findings(refId: string, filters: FindingFilters, page: Page): Promise<Paged<FindingWithAnalysis>> {

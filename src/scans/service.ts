@@ -5,7 +5,7 @@ import type { Page } from '../db/page.js';
 import type { OrgAction } from '../policy.js';
 import { badRequest, HttpProblem, notFound } from '../problem.js';
 import { newId } from '../db/ids.js';
-import type { RepoWithScan } from '../repos/store.js';
+import type { RepoWithRole, RepoWithScan } from '../repos/store.js';
 import { detectFormat, DetectError } from './detect.js';
 import type { ReceivedUpload, UploadContext } from './upload-body.js';
 import type { UploadStore } from './upload-store.js';
@@ -19,23 +19,26 @@ export interface VulnerabilityFilters {
 }
 import type { SettlementLog, SettlementWatch } from './settled.js';
 import type { RefStore } from '../refs/store.js';
-import { defaultBranch, refKey, requestedRef, sameRef } from '../refs/ref-name.js';
+import { defaultBranch, refKey, requestedRef, sameRef, type RefName } from '../refs/ref-name.js';
 
 /** The repository when the actor may do `action` to it; 404 naming `what` when not visible, 403 when not allowed. */
 export type AuthorizedRepo = (actor: Actor, repoId: string, action: OrgAction, what?: string) => Promise<RepoWithScan>;
+/** The same decision on a repository read with the actor's role by another query (undefined: none such). */
+export type AdmitRepo = <R extends Pick<RepoWithRole, 'org_id' | 'member_role'>>(actor: Actor, repo: R | undefined, action: OrgAction, what?: string) => Promise<R>;
 
 export interface ScanServiceDeps {
   uploads: UploadStore;
   results: ResultsStore;
   refs: RefStore;
   authorizedRepo: AuthorizedRepo;
+  admitRepo: AdmitRepo;
   settlements: SettlementWatch;
   /** Called once an upload is stored, to wake a worker. */
   onAccepted(format: string): void;
 }
 
 export function scanService(deps: ScanServiceDeps) {
-  const { uploads, results, refs, authorizedRepo } = deps;
+  const { uploads, results, refs, authorizedRepo, admitRepo } = deps;
 
   /** An upload is visible exactly when its repository is; otherwise 404 names the upload. */
   async function visibleUpload(actor: Actor, uploadId: string): Promise<UploadRow> {
@@ -108,19 +111,32 @@ export function scanService(deps: ScanServiceDeps) {
     },
 
     /**
-     * The default branch's status is the repository's status row, which the repository read already
-     * brought; only its analyses are left to read. Another ref's status is its own row.
+     * One query reads the repository with the caller's role, its status row, the ref's row and its
+     * analyses. The default branch's status is the repository's status row; another ref's is its own.
      */
     async status(actor: Actor, repoId: string, rawRef: string | undefined) {
-      const repo = await authorizedRepo(actor, repoId, 'scan.read');
-      const defaultRef = defaultBranch(repo.default_branch);
-      const name = rawRef ? requestedRef(rawRef, 'ref') : defaultRef;
-      if (sameRef(name, defaultRef)) {
-        return { ref: name, baseRef: null, row: statusRowOf(repo), analyses: await results.analyses(repoId, name) };
+      let requested: RefName | null = null;
+      if (rawRef) {
+        try {
+          requested = requestedRef(rawRef, 'ref');
+        } catch (error) {
+          // Whoever may not see the repository learns nothing more from a malformed ref: 404 first.
+          await authorizedRepo(actor, repoId, 'scan.read');
+          throw error;
+        }
       }
-      const row = await refs.byName(repo.id, name);
+      const repo = await admitRepo(actor, await results.status(actor.user.id, repoId, requested), 'scan.read');
+      const defaultRef = defaultBranch(repo.default_branch);
+      const name = requested ?? defaultRef;
+      // Unnamed, the query took default_branch as stored for the ref's name; spelled otherwise
+      // (refs/heads/x, or no branch at all), the branch it means is read by name.
+      const read = requested || sameRef(defaultRef, { kind: 'branch', name: repo.default_branch || 'main' }) ? repo
+        : await results.status(actor.user.id, repoId, defaultRef);
+      if (!read) throw notFound('The repository');
+      if (sameRef(name, defaultRef)) return { ref: name, baseRef: null, row: statusRowOf(repo), analyses: read.analyses };
+      const row = read.refRow();
       if (!row) throw notFound(`The ref "${refKey(name)}" of this repository`);
-      return { ref: name, baseRef: row.base_ref, row, analyses: await results.analyses(repoId, name) };
+      return { ref: name, baseRef: row.base_ref, row, analyses: read.analyses };
     },
 
     async findings(actor: Actor, repoId: string, rawRef: string | undefined, filters: Omit<FindingFilters, 'vsBase'>, vsBase: 'new' | 'fixed' | undefined, page: Page) {
@@ -157,7 +173,7 @@ export function scanService(deps: ScanServiceDeps) {
   };
 }
 
-function statusRowOf(repo: RepoWithScan): RepoStatusRow | undefined {
+function statusRowOf(repo: Omit<RepoWithScan, 'name' | 'name_key' | 'url' | 'created_at' | 'updated_at'>): RepoStatusRow | undefined {
   if (repo.state === null) return undefined;
   return {
     repository_id: repo.id, state: repo.state, last_upload_at: repo.last_upload_at, last_completed_at: repo.last_completed_at,

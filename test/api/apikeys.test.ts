@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { DB_KINDS } from '../support/db.js';
 import { isWellFormedKey } from '../../src/auth/key-format.js';
@@ -52,10 +52,20 @@ describe.each(DB_KINDS)('API keys on %s', (kind) => {
   });
 
   it('refuses expired, malformed and unknown keys alike', async () => {
-    const key = await t.apiKey(cookie, { name: 'short', expires_at: new Date(Date.now() + 60_000).toISOString() });
-    expect((await t.request({ url: '/api/v1/me', headers: bearer(key) })).statusCode).toBe(200);
-    await t.db.kysely.updateTable('api_keys').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('name', '=', 'short').execute();
-    const expired = await t.request({ url: '/api/v1/me', headers: bearer(key) });
+    const expiresAt = Date.now() + 60_000;
+    const key = await t.apiKey(cookie, { name: 'short', expires_at: new Date(expiresAt).toISOString() });
+    // Only Date moves: the key works until its expiry and not from then on, though this instance had
+    // looked it up a moment before.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    let expired;
+    try {
+      vi.setSystemTime(expiresAt - 100);
+      expect((await t.request({ url: '/api/v1/me', headers: bearer(key) })).statusCode).toBe(200);
+      vi.setSystemTime(expiresAt);
+      expired = await t.request({ url: '/api/v1/me', headers: bearer(key) });
+    } finally {
+      vi.useRealTimers();
+    }
     const malformed = await t.request({ url: '/api/v1/me', headers: bearer('syd_nope') });
     const unknown = await t.request({ url: '/api/v1/me', headers: bearer(key.slice(0, -7) + (key.at(-7) === 'a' ? 'b' : 'a') + key.slice(-6)) });
     const notBearer = await t.request({ url: '/api/v1/me', headers: { authorization: 'Basic abc' } });

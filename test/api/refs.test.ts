@@ -236,6 +236,31 @@ describe.each(DB_KINDS)('branches and pull requests on %s', (kind) => {
     expect(await t.drain()).toBe(0);
   });
 
+  it('reads the default branch with its analyses however default_branch spells it, named or not', async () => {
+    for (const spelled of ['develop', 'refs/heads/develop']) {
+      const repo = await newRepo({ default_branch: spelled });
+      await upload(repo, [SQLI, XSS]);
+      await upload(repo, [WEAK], { ref: 'feature/y' });
+      for (const query of ['', '?ref=develop', '?ref=refs/heads/develop']) {
+        const status = await json<Status>(`/api/v1/repos/${repo}/status${query}`);
+        expect(status, `${spelled} ${query}`).toMatchObject({ ref: 'develop', ref_kind: 'branch', base_ref: null, state: 'complete', findings: { open: 2 } });
+        expect(status.analyses, `${spelled} ${query}`).toHaveLength(1);
+      }
+      const feature = await json<Status & { last_upload_at: string; last_completed_at: string; analyses: { completed_at: string }[] }>(`/api/v1/repos/${repo}/status?ref=feature/y`);
+      expect(feature).toMatchObject({ ref: 'feature/y', state: 'complete', findings: { open: 1 }, analyses: [{ open_findings: 1 }] });
+      // Times read the same on both databases, whichever way the query brought them.
+      const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+      for (const time of [feature.last_upload_at, feature.last_completed_at, feature.analyses[0]!.completed_at]) expect(time).toMatch(iso);
+    }
+  });
+
+  it('answers 404 before 400 to a caller who may not see the repository', async () => {
+    const repo = await newRepo();
+    const stranger = await t.user('stranger');
+    const res = await t.request({ url: `/api/v1/repos/${repo}/status?ref=refs/remotes/origin/x`, headers: { cookie: stranger.cookie } });
+    expect(res.statusCode, res.body).toBe(404);
+  });
+
   it('housekeeping removes a feature branch idle past SERVICE_REF_RETENTION_DAYS, never the default branch', async () => {
     const repo = await newRepo();
     await upload(repo, [SQLI]);

@@ -124,7 +124,7 @@ describe.each(DB_KINDS)('migration 0006 (results per ref) on %s', (kind) => {
     expect(open.items.map((f) => f.id).sort()).toEqual(['f1', 'f2', 'f3']);
     expect((await scans.results.findings(ref.id, { state: 'fixed' }, page)).total).toBe(1);
     expect((await scans.results.components(ids.plain, ref.id, undefined, page)).items.map((c) => c.name)).toEqual(['left-pad']);
-    expect(await scans.results.analyses(ids.plain, { kind: 'branch', name: 'main' })).toHaveLength(2);
+    expect((await scans.results.status('nobody', ids.plain, { kind: 'branch', name: 'main' }))!.analyses).toHaveLength(2);
 
     const id = await storeUpload(scans, ids.plain, sarifLog([X, Y, W]));
     await scans.drain(quietLog);

@@ -18,9 +18,10 @@ describe.each(DB_KINDS)('ref retention on %s', (kind) => {
     vi.useRealTimers();
   });
 
-  const scansWith = (days: string) => createScans(loadConfig({ SERVICE_REF_RETENTION_DAYS: days }), db, async () => {
+  const unused = async (): Promise<never> => {
     throw new Error('not used');
-  });
+  };
+  const scansWith = (days: string) => createScans(loadConfig({ SERVICE_REF_RETENTION_DAYS: days }), db, unused, unused);
   /** Only Date is set; timers, and so the database drivers, run as usual. */
   const setClock = (at: number) => {
     vi.useFakeTimers({ toFake: ['Date'] });

@@ -21,9 +21,10 @@ export async function seedRepository(db: Db, name = 'repo'): Promise<string> {
 }
 
 export function scansFor(db: Db): Scans {
-  return createScans(loadConfig({}), db, async () => {
+  const refuse = async (): Promise<never> => {
     throw notFound('The repository');
-  });
+  };
+  return createScans(loadConfig({}), db, refuse, refuse);
 }
 
 /**
