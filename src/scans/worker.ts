@@ -1,7 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
-import type { DatabaseConfig } from '../db/index.js';
-import type { Db } from '../db/index.js';
+import type { DatabaseConfig, Db } from '../db/index.js';
 import { detectFormat, DetectError } from './detect.js';
 import { parseScan } from './parsers/index.js';
 import { ParseError, type NormalisedScan, type ScanFormat } from './parsers/types.js';
@@ -57,10 +56,12 @@ export type IngestThreadCommand = { type: 'wake' } | { type: 'stop' };
  */
 export function startIngestThread(data: IngestThreadData, events: UploadEvents, log: FastifyBaseLogger): WorkerPool {
   let thread: Worker;
+  let running = false;
   let stopping = false;
   let stopped: () => void = () => undefined;
   const start = () => {
     thread = spawnIngestThread(data);
+    running = true;
     thread.on('message', (event: IngestThreadEvent) => {
       if (event.type === 'completed') events.completed?.(event.format, event.seconds, event.counts);
       else if (event.type === 'failed') events.failed?.(event.format, event.reason);
@@ -68,6 +69,7 @@ export function startIngestThread(data: IngestThreadData, events: UploadEvents, 
     });
     thread.on('error', (error) => log.error({ err: error }, 'the ingest thread failed'));
     thread.on('exit', (code) => {
+      running = false;
       if (stopping) return stopped();
       // Its claims expire and are taken again, by this thread once restarted or by another instance.
       log.error({ code }, 'the ingest thread exited; starting it again');
@@ -81,6 +83,8 @@ export function startIngestThread(data: IngestThreadData, events: UploadEvents, 
     wake: () => thread.postMessage({ type: 'wake' } satisfies IngestThreadCommand),
     stop: () => new Promise<void>((resolve) => {
       stopping = true;
+      // Between an unexpected exit and the restart there is no thread to wait for.
+      if (!running) return resolve();
       stopped = resolve;
       thread.postMessage({ type: 'stop' } satisfies IngestThreadCommand);
     }),
@@ -94,8 +98,9 @@ export function startIngestThread(data: IngestThreadData, events: UploadEvents, 
  */
 function spawnIngestThread(data: IngestThreadData): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./ingest-thread.js', import.meta.url), { workerData: data });
+  const register = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./ingest-thread.ts', import.meta.url).href;
-  return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData: data });
+  return new Worker(`import(${JSON.stringify(register)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData: data });
 }
 
 export interface WorkerDeps {
