@@ -129,7 +129,7 @@ export interface UploadsTable {
 export interface UploadContentsTable {
   upload_id: string;
   content: Buffer;
-  /** 'gzip' (every upload since migration 0021); null: the document itself. */
+  /** 'gzip': as the upload arrived, or compressed on PostgreSQL; null: the document itself. */
   encoding: 'gzip' | null;
 }
 

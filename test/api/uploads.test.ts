@@ -89,12 +89,12 @@ describe.each(DB_KINDS)('uploads on %s', (kind) => {
     expect((await upload(multipart.json().id)).status).toBe('complete');
     const components = await t.request({ url: `/api/v1/repos/${repoId}/components?q=conda`, headers: { cookie: owner.cookie } });
     expect(components.statusCode).toBe(200);
-    // A gzip is kept as it arrived, anything else compressed; a worker that did not receive it (here: drain) reads the document from it.
+    // A gzip is kept as it arrived, anything else compressed on PostgreSQL; a worker that did not receive it (here: drain) reads the document from it.
     const kept = async (id: string) => t.db.kysely.selectFrom('upload_contents').select(['content', 'encoding']).where('upload_id', '=', id).executeTakeFirstOrThrow();
     expect(await kept(byHeader.json().id)).toEqual({ content: gzipSync(sbom), encoding: 'gzip' });
     const plain = await kept(multipart.json().id);
-    expect(plain.encoding).toBe('gzip');
-    expect(gunzipSync(plain.content)).toEqual(corpus('findings/semgrep-1.30.0.json'));
+    expect(plain.encoding).toBe(kind === 'postgres' ? 'gzip' : null);
+    expect(plain.encoding === 'gzip' ? gunzipSync(plain.content) : plain.content).toEqual(corpus('findings/semgrep-1.30.0.json'));
     for (const id of [byHeader.json().id, byContent.json().id]) {
       expect(await upload(id)).toMatchObject({ status: 'complete' });
       expect((await upload(id)).counts.components).toBeGreaterThan(0);
