@@ -54,7 +54,7 @@ export async function startBenchServer(kind: 'sqlite' | 'postgres', env: Record<
     method: 'POST', headers: { cookie, 'content-type': 'application/json', origin }, body: JSON.stringify({ name: 'bench', scopes: ['upload'] }),
   });
   const { key } = (await keyResponse.json()) as { key: string };
-  await warmUp(db, user.id, origin, key);
+  if (config.workers > 0) await warmUp(db, user.id, origin, key);
   return {
     kind, app, db, origin, key, repoId, orgId,
     async close() {

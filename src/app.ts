@@ -50,7 +50,7 @@ export interface AppOptions {
   sessionSecret: string;
   /** Tests pass false to keep the output quiet, or a stream to read what is logged. */
   logger?: boolean | { stream: Writable };
-  /** In-process ingest workers; defaults to SERVICE_WORKERS. Tests pass 0 and drain the queue themselves. */
+  /** Ingest workers (in their thread); defaults to SERVICE_WORKERS. Tests pass 0 and drain the queue themselves. */
   workers?: number;
 }
 
