@@ -49,12 +49,6 @@ export function advisoryStore(db: Kysely<Database>) {
     .$if(scope.onlyIds !== null, (q) => q.where('repos.org_id', 'in', scope.onlyIds!));
   return {
     /**
-     * Stores each record unless the stored one is as new or newer (`modified`), in one transaction
-     * for the batch: on PostgreSQL a commit per record made importing OSV's npm export take minutes.
-     * Ids must be distinct within a batch (the caller starts a new batch when one repeats). Returns,
-     * per record, what happened and the package keys whose matches may change (old and new record's).
-     */
-    /**
      * Brings PostgreSQL's statistics of the advisory tables up to date after a large import, so
      * that the re-match jobs it queues, and matching at ingest, probe the package index per
      * component. Until autovacuum got round to it, the planner took 100,000 fresh records for a few
@@ -65,6 +59,12 @@ export function advisoryStore(db: Kysely<Database>) {
       if (db.getExecutor().adapter instanceof PostgresAdapter) await sql`analyze advisories, advisory_packages, advisory_aliases`.execute(db);
     },
 
+    /**
+     * Stores each record unless the stored one is as new or newer (`modified`), in one transaction
+     * for the batch: on PostgreSQL a commit per record made importing OSV's npm export take minutes.
+     * Ids must be distinct within a batch (the caller starts a new batch when one repeats). Returns,
+     * per record, what happened and the package keys whose matches may change (old and new record's).
+     */
     async saveBatch(advisories: Advisory[]): Promise<{ outcome: ImportOutcome; keys: string[] }[]> {
       if (advisories.length === 0) return [];
       return db.transaction().execute(async (trx) => {

@@ -3,7 +3,7 @@ import type SQLite from 'better-sqlite3';
 import type { Database } from './schema.js';
 import { CopyRows } from './copy.js';
 
-/** PostgreSQL array types of the columns bulk-inserted with unnest. */
+/** PostgreSQL types of the bulk-written columns (bulkUpdate declares its temporary table with them). */
 export type PgColumnType = 'text' | 'integer' | 'timestamptz';
 
 /** Where a bulk insert runs: the open transaction, and on SQLite the connection under it. */
