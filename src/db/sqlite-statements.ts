@@ -6,8 +6,10 @@ const MAX_STATEMENTS = 500;
 /**
  * Kysely prepares every query anew; SQLite's prepare is a real cost on hot reads (a tenth of the CPU
  * of a status read). The same few statements run again and again, so keep them. Safe because
- * Kysely holds SQLite's single connection for one query at a time, so a cached statement is never
- * in use twice at once. Bounded, so generated SQL (e.g. IN lists of varying length) cannot grow it.
+ * Kysely holds its connection (one per Kysely instance: the request thread's, the ingest thread's)
+ * for one query at a time, so a cached statement is never in use twice at once. Bounded, so
+ * generated SQL (e.g. IN lists of varying length) cannot grow it. Every SQL text Kysely runs passes
+ * here, so this is also where its transactions are made to begin immediate (see below).
  */
 export function withStatementCache(database: SQLite.Database): SqliteDatabase {
   const cache = new Map<string, SQLite.Statement>();
