@@ -28,7 +28,7 @@ export async function seedRepos(db: Db, orgId: string, count: number, { scanned 
     return { id: newId(), org_id: orgId, name, name_key: name, url: `https://git.example.com/bench/${name}`, default_branch: 'main', created_at: at, updated_at: at };
   });
   await db.kysely.transaction().execute(async (trx) => {
-    const target = { trx, sqlite: db.sqlite };
+    const target = { trx, dialect: db.dialect };
     await bulkInsert(target, 'repos', {
       id: 'text', org_id: 'text', name: 'text', name_key: 'text', url: 'text', default_branch: 'text', created_at: 'timestamptz', updated_at: 'timestamptz',
     }, rows);

@@ -1,23 +1,22 @@
 import { CompiledQuery, sql, type Insertable, type Transaction } from 'kysely';
-import type SQLite from 'better-sqlite3';
 import type { Database } from './schema.js';
+import type { Dialect } from './index.js';
 import { CopyRows } from './copy.js';
+import { EachRow } from './sqlite-driver.js';
 
 /** PostgreSQL types of the bulk-written columns (bulkUpdate declares its temporary table with them). */
 export type PgColumnType = 'text' | 'integer' | 'timestamptz';
 
-/** Where a bulk insert runs: the open transaction, and on SQLite the connection under it. */
+/** Where a bulk write runs: the open transaction, on its database. */
 export interface BulkTarget {
   trx: Transaction<Database>;
-  sqlite: SQLite.Database | null;
+  dialect: Dialect;
 }
 
 /**
- * Inserts many rows fast on either dialect, inside the caller's transaction. PostgreSQL gets them
- * through COPY (db/copy.ts), on the transaction's own connection. SQLite runs in-process, so one
- * prepared single-row statement run per row beats building and preparing huge multi-row statements;
- * it runs on the very connection that holds the Kysely transaction (SQLite has one), so it is part
- * of that transaction.
+ * Inserts many rows fast on either dialect, inside the caller's transaction, on its connection:
+ * PostgreSQL gets them through COPY (db/copy.ts), SQLite as one prepared single-row statement run
+ * per row (EachRow, db/sqlite-driver.ts).
  */
 export async function bulkInsert<T extends keyof Database>(
   target: BulkTarget,
@@ -27,11 +26,11 @@ export async function bulkInsert<T extends keyof Database>(
 ): Promise<void> {
   if (rows.length === 0) return;
   const names = Object.keys(columns);
-  if (target.sqlite) {
-    const statement = target.sqlite.prepare(
+  if (target.dialect === 'sqlite') {
+    await target.trx.executeQuery(CompiledQuery.raw(
       `insert into "${table}" (${names.map((n) => `"${n}"`).join(', ')}) values (${names.map(() => '?').join(', ')})`,
-    );
-    for (const row of rows) statement.run(names.map((n) => (row as Record<string, unknown>)[n] ?? null));
+      [new EachRow(rows as Record<string, unknown>[], (row) => names.map((n) => row[n] ?? null))],
+    ));
     return;
   }
   await target.trx.executeQuery(CompiledQuery.raw(
@@ -57,9 +56,11 @@ export async function bulkUpdate<T extends keyof Database>(
 ): Promise<void> {
   if (rows.length === 0) return;
   const names = Object.keys(columns);
-  if (target.sqlite) {
-    const statement = target.sqlite.prepare(`update "${table}" set ${names.map((n) => `"${n}" = ?`).join(', ')} where id = ? and "${within.column}" = ?`);
-    for (const row of rows) statement.run(...names.map((n) => row[n] ?? null), row.id, within.value);
+  if (target.dialect === 'sqlite') {
+    await target.trx.executeQuery(CompiledQuery.raw(
+      `update "${table}" set ${names.map((n) => `"${n}" = ?`).join(', ')} where id = ? and "${within.column}" = ?`,
+      [new EachRow(rows, (row) => [...names.map((n) => row[n] ?? null), row.id, within.value])],
+    ));
     return;
   }
   const { trx } = target;

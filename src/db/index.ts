@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import type { Database } from './schema.js';
-import { withStatementCache } from './sqlite-statements.js';
+import { PooledSqliteDialect } from './sqlite-driver.js';
 import { copyAwarePool } from './copy.js';
 import { latestMigration, migrationProvider } from './migrations/index.js';
 
@@ -17,41 +17,41 @@ export type DatabaseConfig =
 export interface Db {
   kysely: Kysely<Database>;
   dialect: Dialect;
-  /** The SQLite handle, for bulk inserts only (see bulk-insert.ts); null on PostgreSQL. */
-  sqlite: SQLite.Database | null;
   migrate(): Promise<void>;
   /** True when the database answers and every migration is applied. */
   isReady(): Promise<boolean>;
   close(): Promise<void>;
 }
 
-/** `connections`: the PostgreSQL pool's size (SQLite has one connection). */
+/** `connections`: the pool's size (an in-memory SQLite database has one connection: each would be a database of its own). */
 export function openDatabase(config: DatabaseConfig, connections = 10): Db {
-  const sqlite = config.kind === 'sqlite' ? openSqlite(config.file) : null;
-  const kysely = sqlite
-    ? new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
-    : openPostgres((config as { url: string }).url, connections);
+  const kysely = config.kind === 'sqlite'
+    ? openSqlite(config.file, config.file === ':memory:' ? 1 : connections)
+    : openPostgres(config.url, connections);
   return {
     kysely,
     dialect: config.kind,
-    sqlite,
     migrate: () => migrate(kysely),
     isReady: () => isReady(kysely),
     close: () => kysely.destroy(),
   };
 }
 
-function openSqlite(file: string): SQLite.Database {
+function openSqlite(file: string, connections: number): Kysely<Database> {
   if (file !== ':memory:') createOwnerOnly(file);
-  const database = new SQLite(file);
-  database.pragma('journal_mode = WAL');
-  // The ingest thread writes through a connection of its own; a write here waits for its transaction
-  // (a 64 MiB upload's takes a few seconds) instead of failing with SQLITE_BUSY.
-  database.pragma('busy_timeout = 30000');
-  database.pragma('foreign_keys = ON');
-  // WAL makes NORMAL durable against process crashes; only an OS crash can lose the last commits.
-  database.pragma('synchronous = NORMAL');
-  return database;
+  const open = () => {
+    const database = new SQLite(file);
+    database.pragma('busy_timeout = 5000');
+    database.pragma('journal_mode = WAL');
+    // From here a connection never waits inside SQLite for another's transaction (that would hold
+    // the event loop): the driver waits asynchronously and tries again (sqlite-driver.ts).
+    database.pragma('busy_timeout = 0');
+    database.pragma('foreign_keys = ON');
+    // WAL makes NORMAL durable against process crashes; only an OS crash can lose the last commits.
+    database.pragma('synchronous = NORMAL');
+    return database;
+  };
+  return new Kysely<Database>({ dialect: new PooledSqliteDialect(open, connections) });
 }
 
 /**
@@ -66,6 +66,8 @@ function createOwnerOnly(file: string): void {
 
 const TIMESTAMPTZ_OID = 1184;
 const INT8_OID = 20;
+// Made once: pg asks for each column's parser on every query's result.
+const isoTime = (value: string) => new Date(value).toISOString();
 
 function openPostgres(url: string, connections: number): Kysely<Database> {
   const pool = new pg.Pool({
@@ -74,8 +76,8 @@ function openPostgres(url: string, connections: number): Kysely<Database> {
     connectionTimeoutMillis: 5000,
     types: {
       getTypeParser: ((oid: number, format?: string) => {
-        if (oid === TIMESTAMPTZ_OID) return (value: string) => new Date(value).toISOString();
-        if (oid === INT8_OID) return (value: string) => Number(value);
+        if (oid === TIMESTAMPTZ_OID) return isoTime;
+        if (oid === INT8_OID) return Number;
         return pg.types.getTypeParser(oid, format as 'text');
       }) as typeof pg.types.getTypeParser,
     },

@@ -47,7 +47,7 @@ export type NewComponent = Insertable<ComponentsTable>;
 /** SQL of findings tracking; every call runs inside the ingest transaction. */
 export function trackingStore(trx: Transaction<Database>, db: Db) {
   const { dialect } = db;
-  const target = { trx, sqlite: db.sqlite };
+  const target = { trx, dialect };
   return {
     /** Serialises ingests of one repository across workers (SQLite transactions are serial anyway). */
     async lockRepository(repositoryId: string): Promise<boolean> {

@@ -1,0 +1,64 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import SQLite from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../src/db/index.js';
+import { bulkInsert } from '../../src/db/bulk-insert.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+
+/**
+ * Another connection's transaction (the ingest thread's, another instance's) holds SQLite's write
+ * lock: this instance's writes wait for it without holding the event loop, and its reads go on.
+ */
+describe('SQLite connections of one instance while another connection writes', () => {
+  let database: TestDatabase;
+  let db: Db;
+  let other: SQLite.Database;
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    db = openDatabase(database.config);
+    await db.migrate();
+    other = new SQLite((database.config as { file: string }).file);
+  });
+  afterAll(async () => {
+    other.close();
+    await db.close();
+    await database.drop();
+  });
+
+  const orgRow = (id: string) => ({ id, name: id, name_key: id, description: '', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' });
+
+  it('a write and a transaction wait for the lock asynchronously; reads and timers go on meanwhile', async () => {
+    other.exec('begin immediate');
+    other.prepare('insert into orgs (id, name, name_key, description, created_at, updated_at) values (?, ?, ?, ?, ?, ?)')
+      .run(...Object.values(orgRow('held')));
+    const settled: string[] = [];
+    const write = db.kysely.insertInto('orgs').values(orgRow('waiting-write')).execute().then(() => settled.push('write'));
+    const transaction = db.kysely.transaction().execute(async (trx) => {
+      await trx.insertInto('orgs').values(orgRow('waiting-transaction')).execute();
+    }).then(() => settled.push('transaction'));
+
+    const loopStarted = performance.now();
+    await sleep(100);
+    // The event loop was free: the timer fired on time, not after a blocking wait for the lock.
+    expect(performance.now() - loopStarted).toBeLessThan(1000);
+    expect(settled).toEqual([]);
+    // A read is answered while both writers wait, and sees only what is committed.
+    const names = (await db.kysely.selectFrom('orgs').select('name').execute()).map((row) => row.name);
+    expect(names).not.toContain('held');
+
+    other.exec('commit');
+    await Promise.all([write, transaction]);
+    const after = (await db.kysely.selectFrom('orgs').select('name').orderBy('name').execute()).map((row) => row.name);
+    expect(after).toEqual(expect.arrayContaining(['held', 'waiting-transaction', 'waiting-write']));
+  });
+
+  it('a bulk insert is part of the transaction it runs in', async () => {
+    await expect(db.kysely.transaction().execute(async (trx) => {
+      await bulkInsert({ trx, dialect: 'sqlite' }, 'orgs', { id: 'text', name: 'text', name_key: 'text', description: 'text', created_at: 'text', updated_at: 'text' },
+        [orgRow('bulk-1'), orgRow('bulk-2')]);
+      expect(await trx.selectFrom('orgs').select('id').where('id', 'in', ['bulk-1', 'bulk-2']).execute()).toHaveLength(2);
+      throw new Error('roll back');
+    })).rejects.toThrow('roll back');
+    expect(await db.kysely.selectFrom('orgs').select('id').where('id', 'in', ['bulk-1', 'bulk-2']).execute()).toEqual([]);
+  });
+});
