@@ -39,12 +39,14 @@ function nonCanonicalReason(target: string): string | null {
  */
 export function registerRequestTargetCheck(app: FastifyInstance, options: { onlyHostOf: string | null }): void {
   const base = options.onlyHostOf === null ? null : new URL(options.onlyHostOf);
+  // The spelling clients send is nearly always this one: it is taken without parsing a URL.
+  const allowedHost = base?.host;
   app.addHook('onRequest', async (request) => {
     const reason = nonCanonicalReason(request.raw.url ?? '');
     if (reason !== null) throw badRequest(`The request target is not in canonical form: ${reason}.`);
     // The Host header itself: never X-Forwarded-Host, which any client can send. Probes of health
     // (a container's healthcheck by IP) show nothing and change nothing: they answer to any host.
-    if (base !== null && !request.routeOptions.config.anyHost && normalisedHost(request.headers.host, base.protocol) !== base.host) {
+    if (base !== null && !request.routeOptions.config.anyHost && request.headers.host !== allowedHost && normalisedHost(request.headers.host, base.protocol) !== base.host) {
       throw new HttpProblem(421, `While development login is on, this instance answers only to ${base.host}, the host of SERVICE_BASE_URL.`);
     }
   });

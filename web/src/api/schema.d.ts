@@ -436,7 +436,9 @@ export interface paths {
                             org_ids: string[] | null;
                             /** Format: date-time */
                             created_at: string;
+                            /** Format: date-time */
                             expires_at: string | null;
+                            /** Format: date-time */
                             last_used_at: string | null;
                         }[];
                     };
@@ -487,6 +489,7 @@ export interface paths {
                          * @description What the key is for; at least one visible character, no bidirectional controls.
                          */
                         name: string;
+                        /** Format: date-time */
                         expires_at?: string | null;
                         /** @description Default ["write"]. The broadest listed applies. */
                         scopes?: ("read" | "upload" | "write")[];
@@ -510,7 +513,9 @@ export interface paths {
                             org_ids: string[] | null;
                             /** Format: date-time */
                             created_at: string;
+                            /** Format: date-time */
                             expires_at: string | null;
+                            /** Format: date-time */
                             last_used_at: string | null;
                         } & {
                             /** @description The secret. Shown this once; store it now. */
@@ -1414,7 +1419,9 @@ export interface paths {
                             scan: {
                                 /** @enum {unknown} */
                                 state: "never_scanned" | "pending" | "processing" | "complete" | "failed";
+                                /** Format: date-time */
                                 last_upload_at: string | null;
+                                /** Format: date-time */
                                 last_completed_at: string | null;
                                 findings: {
                                     open: number;
@@ -1477,6 +1484,10 @@ export interface paths {
                          * @description 1-100 characters without leading or trailing spaces, at least one of them visible, no bidirectional controls; unique within its organization, ignoring case.
                          */
                         name: string;
+                        /**
+                         * Format: uri
+                         * @description The http(s) URL of the repository on its forge.
+                         */
                         url?: string | null;
                         default_branch?: string | null;
                     };
@@ -1505,7 +1516,9 @@ export interface paths {
                             scan: {
                                 /** @enum {unknown} */
                                 state: "never_scanned" | "pending" | "processing" | "complete" | "failed";
+                                /** Format: date-time */
                                 last_upload_at: string | null;
+                                /** Format: date-time */
                                 last_completed_at: string | null;
                                 findings: {
                                     open: number;
@@ -1633,7 +1646,9 @@ export interface paths {
                             scan: {
                                 /** @enum {unknown} */
                                 state: "never_scanned" | "pending" | "processing" | "complete" | "failed";
+                                /** Format: date-time */
                                 last_upload_at: string | null;
+                                /** Format: date-time */
                                 last_completed_at: string | null;
                                 findings: {
                                     open: number;
@@ -1724,7 +1739,9 @@ export interface paths {
                             scan: {
                                 /** @enum {unknown} */
                                 state: "never_scanned" | "pending" | "processing" | "complete" | "failed";
+                                /** Format: date-time */
                                 last_upload_at: string | null;
+                                /** Format: date-time */
                                 last_completed_at: string | null;
                                 findings: {
                                     open: number;
@@ -2383,6 +2400,7 @@ export interface paths {
                             ref: string;
                             /** @enum {unknown} */
                             ref_kind: "branch" | "pull_request" | "tag";
+                            /** @description A pull request's base branch, which vs_base compares with. */
                             base_ref: string | null;
                             vs_base: {
                                 /** @description Open in the pull request, not open on the base (same tool, category and format). */
@@ -2392,6 +2410,7 @@ export interface paths {
                             } | null;
                             /** @description The tools found in the document (once processed). */
                             tools: string[];
+                            /** @description Why processing failed, in words. */
                             error: string | null;
                             /** @description What this upload changed (once complete). */
                             counts: {
@@ -2402,6 +2421,7 @@ export interface paths {
                                 findings: number;
                                 components: number;
                             };
+                            /** @description Components with a purl that could not be matched against advisories (an ecosystem or version that cannot be ordered); null when no matching ran. */
                             components_unchecked: number | null;
                             /** @description What this upload changed, by severity (once complete). */
                             changes: {
@@ -2444,7 +2464,9 @@ export interface paths {
                             } | null;
                             /** Format: date-time */
                             created_at: string;
+                            /** Format: date-time */
                             started_at: string | null;
+                            /** Format: date-time */
                             completed_at: string | null;
                         };
                     };
@@ -2556,6 +2578,7 @@ export interface paths {
                             ref: string;
                             /** @enum {unknown} */
                             ref_kind: "branch" | "pull_request" | "tag";
+                            /** @description A pull request's base branch, which vs_base compares with. */
                             base_ref: string | null;
                             vs_base: {
                                 /** @description Open in the pull request, not open on the base (same tool, category and format). */
@@ -2565,6 +2588,7 @@ export interface paths {
                             } | null;
                             /** @description The tools found in the document (once processed). */
                             tools: string[];
+                            /** @description Why processing failed, in words. */
                             error: string | null;
                             /** @description What this upload changed (once complete). */
                             counts: {
@@ -2575,6 +2599,7 @@ export interface paths {
                                 findings: number;
                                 components: number;
                             };
+                            /** @description Components with a purl that could not be matched against advisories (an ecosystem or version that cannot be ordered); null when no matching ran. */
                             components_unchecked: number | null;
                             /** @description What this upload changed, by severity (once complete). */
                             changes: {
@@ -2617,7 +2642,9 @@ export interface paths {
                             } | null;
                             /** Format: date-time */
                             created_at: string;
+                            /** Format: date-time */
                             started_at: string | null;
+                            /** Format: date-time */
                             completed_at: string | null;
                         };
                     };
@@ -2716,6 +2743,7 @@ export interface paths {
                             ref: string;
                             /** @enum {unknown} */
                             ref_kind: "branch" | "pull_request" | "tag";
+                            /** @description A pull request's base branch, which vs_base compares with. */
                             base_ref: string | null;
                             vs_base: {
                                 /** @description Open in the pull request, not open on the base (same tool, category and format). */
@@ -2725,6 +2753,7 @@ export interface paths {
                             } | null;
                             /** @description The tools found in the document (once processed). */
                             tools: string[];
+                            /** @description Why processing failed, in words. */
                             error: string | null;
                             /** @description What this upload changed (once complete). */
                             counts: {
@@ -2735,6 +2764,7 @@ export interface paths {
                                 findings: number;
                                 components: number;
                             };
+                            /** @description Components with a purl that could not be matched against advisories (an ecosystem or version that cannot be ordered); null when no matching ran. */
                             components_unchecked: number | null;
                             /** @description What this upload changed, by severity (once complete). */
                             changes: {
@@ -2777,7 +2807,9 @@ export interface paths {
                             } | null;
                             /** Format: date-time */
                             created_at: string;
+                            /** Format: date-time */
                             started_at: string | null;
+                            /** Format: date-time */
                             completed_at: string | null;
                         }[];
                     };
@@ -2853,10 +2885,13 @@ export interface paths {
                             ref: string;
                             /** @enum {unknown} */
                             ref_kind: "branch" | "pull_request" | "tag";
+                            /** @description A pull request's base branch (as of its latest upload). */
                             base_ref: string | null;
                             /** @enum {unknown} */
                             state: "never_scanned" | "pending" | "processing" | "complete" | "failed";
+                            /** Format: date-time */
                             last_upload_at: string | null;
+                            /** Format: date-time */
                             last_completed_at: string | null;
                             /** @description Open findings across the ref's analyses, and the dismissed ones apart. */
                             findings: {
@@ -3000,12 +3035,15 @@ export interface paths {
                             message: string;
                             /** @enum {unknown} */
                             severity: "critical" | "high" | "medium" | "low" | "info";
+                            /** @description The tool's own level or severity word. */
                             level: string | null;
+                            /** @description SARIF result kind: "fail" (a problem), "open" or "review" (needs a look). */
                             kind: string | null;
                             state: "open" | "fixed" | "dismissed";
                             file_path: string | null;
                             start_line: number | null;
                             end_line: number | null;
+                            /** @description The commit the report names for this finding (Gitleaks: the commit a secret was found in). */
                             commit_sha: string | null;
                             /** @description How many times the tool reported this same result (same rule, place, lines and message) in the upload that last saw it; a repeat is counted, not listed twice. */
                             occurrences: number;
@@ -3030,9 +3068,13 @@ export interface paths {
                             first_seen_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** Format: date-time */
                             fixed_at: string | null;
+                            /** Format: date-time */
                             reopened_at: string | null;
+                            /** @description The upload that fixed it (null while open). */
                             fixed_upload_id: string | null;
+                            /** @description The upload that last reopened it: a reopened finding keeps its first_upload_id, so it never counts as new. */
                             reopened_upload_id: string | null;
                         }[];
                         "text/csv": string;
@@ -3121,6 +3163,7 @@ export interface paths {
                             id: string;
                             /** @description The SBOM generator that reported it. */
                             tool: string;
+                            /** @description bom-ref (CycloneDX) or SPDXID. */
                             ref: string | null;
                             name: string;
                             version: string | null;
@@ -3221,10 +3264,13 @@ export interface paths {
                             name: string;
                             /** @description The repository's default branch, whose results the repository's status shows. */
                             default: boolean;
+                            /** @description A pull request's base branch (as of its latest upload). */
                             base_ref: string | null;
                             /** @enum {unknown} */
                             state: "pending" | "processing" | "complete" | "failed";
+                            /** Format: date-time */
                             last_upload_at: string | null;
+                            /** Format: date-time */
                             last_completed_at: string | null;
                             /** @description Open findings by severity across its analyses, and those fixed on it so far. */
                             findings: {
@@ -3691,12 +3737,15 @@ export interface paths {
                             message: string;
                             /** @enum {unknown} */
                             severity: "critical" | "high" | "medium" | "low" | "info";
+                            /** @description The tool's own level or severity word. */
                             level: string | null;
+                            /** @description SARIF result kind: "fail" (a problem), "open" or "review" (needs a look). */
                             kind: string | null;
                             state: "open" | "fixed" | "dismissed";
                             file_path: string | null;
                             start_line: number | null;
                             end_line: number | null;
+                            /** @description The commit the report names for this finding (Gitleaks: the commit a secret was found in). */
                             commit_sha: string | null;
                             /** @description How many times the tool reported this same result (same rule, place, lines and message) in the upload that last saw it; a repeat is counted, not listed twice. */
                             occurrences: number;
@@ -3721,9 +3770,13 @@ export interface paths {
                             first_seen_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** Format: date-time */
                             fixed_at: string | null;
+                            /** Format: date-time */
                             reopened_at: string | null;
+                            /** @description The upload that fixed it (null while open). */
                             fixed_upload_id: string | null;
+                            /** @description The upload that last reopened it: a reopened finding keeps its first_upload_id, so it never counts as new. */
                             reopened_upload_id: string | null;
                             /** @description The ref whose analysis holds this finding, as ?ref= names it. */
                             ref: string;
@@ -3731,11 +3784,17 @@ export interface paths {
                                 /** @enum {unknown} */
                                 reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected" | "suppressed";
                                 comment: string | null;
+                                /** @description The login of whoever dismissed it. */
                                 by: string | null;
                                 /** Format: date-time */
                                 at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the dismissal ends and the finding is open again.
+                                 */
                                 until: string | null;
                             } | null;
+                            /** @description The rule's help as the tool wrote it (SARIF rule.help, else fullDescription): markdown stays markdown; render it sanitised. */
                             help: string | null;
                             /** @description Every location the tool gave, the first being file_path and its lines. */
                             locations: {
@@ -3743,7 +3802,9 @@ export interface paths {
                                 start_line: number | null;
                                 end_line: number | null;
                             }[];
+                            /** @description The code at the location, when the report carries it. */
                             snippet: string | null;
+                            /** @description The file and line on the repository's forge, at the commit of the upload that last applied this analysis. */
                             location_url: string | null;
                         };
                     };
@@ -3821,12 +3882,15 @@ export interface paths {
                             message: string;
                             /** @enum {unknown} */
                             severity: "critical" | "high" | "medium" | "low" | "info";
+                            /** @description The tool's own level or severity word. */
                             level: string | null;
+                            /** @description SARIF result kind: "fail" (a problem), "open" or "review" (needs a look). */
                             kind: string | null;
                             state: "open" | "fixed" | "dismissed";
                             file_path: string | null;
                             start_line: number | null;
                             end_line: number | null;
+                            /** @description The commit the report names for this finding (Gitleaks: the commit a secret was found in). */
                             commit_sha: string | null;
                             /** @description How many times the tool reported this same result (same rule, place, lines and message) in the upload that last saw it; a repeat is counted, not listed twice. */
                             occurrences: number;
@@ -3851,9 +3915,13 @@ export interface paths {
                             first_seen_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** Format: date-time */
                             fixed_at: string | null;
+                            /** Format: date-time */
                             reopened_at: string | null;
+                            /** @description The upload that fixed it (null while open). */
                             fixed_upload_id: string | null;
+                            /** @description The upload that last reopened it: a reopened finding keeps its first_upload_id, so it never counts as new. */
                             reopened_upload_id: string | null;
                             /** @description The ref whose analysis holds this finding, as ?ref= names it. */
                             ref: string;
@@ -3861,11 +3929,17 @@ export interface paths {
                                 /** @enum {unknown} */
                                 reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected" | "suppressed";
                                 comment: string | null;
+                                /** @description The login of whoever dismissed it. */
                                 by: string | null;
                                 /** Format: date-time */
                                 at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the dismissal ends and the finding is open again.
+                                 */
                                 until: string | null;
                             } | null;
+                            /** @description The rule's help as the tool wrote it (SARIF rule.help, else fullDescription): markdown stays markdown; render it sanitised. */
                             help: string | null;
                             /** @description Every location the tool gave, the first being file_path and its lines. */
                             locations: {
@@ -3873,7 +3947,9 @@ export interface paths {
                                 start_line: number | null;
                                 end_line: number | null;
                             }[];
+                            /** @description The code at the location, when the report carries it. */
                             snippet: string | null;
+                            /** @description The file and line on the repository's forge, at the commit of the upload that last applied this analysis. */
                             location_url: string | null;
                         };
                     };
@@ -3975,7 +4051,9 @@ export interface paths {
                             event: "opened" | "fixed" | "reopened" | "dismissed" | "reopened_by_hand" | "dismissal_expired" | "dismissed_by_rule" | "rule_deleted" | "dismissed_by_vex" | "reopened_by_vex";
                             /** Format: date-time */
                             at: string;
+                            /** @description The login of the person (triage events). */
                             by: string | null;
+                            /** @description The upload that caused it (opened, fixed, reopened). */
                             upload_id: string | null;
                             reason: ("false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected" | "suppressed") | null;
                             comment: string | null;
@@ -4278,6 +4356,7 @@ export interface paths {
                             /** @enum {unknown} */
                             reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected";
                             comment: string | null;
+                            /** Format: date-time */
                             expires_at: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -4374,6 +4453,7 @@ export interface paths {
                             /** @enum {unknown} */
                             reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected";
                             comment: string | null;
+                            /** Format: date-time */
                             expires_at: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -4491,6 +4571,7 @@ export interface paths {
                             /** @enum {unknown} */
                             reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected";
                             comment: string | null;
+                            /** Format: date-time */
                             expires_at: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -5762,12 +5843,17 @@ export interface paths {
                             attempts: number;
                             last_status_code: number | null;
                             last_duration_ms: number | null;
+                            /** @description The first 1 KiB of the last answer. */
                             last_response_body: string | null;
+                            /** @description Why the last attempt got no answer (timeout, refused address, network). */
                             last_error: string | null;
+                            /** Format: date-time */
                             last_attempt_at: string | null;
+                            /** Format: date-time */
                             next_attempt_at: string | null;
                             /** Format: date-time */
                             created_at: string;
+                            /** Format: date-time */
                             completed_at: string | null;
                         }[];
                     };
@@ -5856,12 +5942,17 @@ export interface paths {
                             attempts: number;
                             last_status_code: number | null;
                             last_duration_ms: number | null;
+                            /** @description The first 1 KiB of the last answer. */
                             last_response_body: string | null;
+                            /** @description Why the last attempt got no answer (timeout, refused address, network). */
                             last_error: string | null;
+                            /** Format: date-time */
                             last_attempt_at: string | null;
+                            /** Format: date-time */
                             next_attempt_at: string | null;
                             /** Format: date-time */
                             created_at: string;
+                            /** Format: date-time */
                             completed_at: string | null;
                         };
                     };
@@ -5940,12 +6031,17 @@ export interface paths {
                             attempts: number;
                             last_status_code: number | null;
                             last_duration_ms: number | null;
+                            /** @description The first 1 KiB of the last answer. */
                             last_response_body: string | null;
+                            /** @description Why the last attempt got no answer (timeout, refused address, network). */
                             last_error: string | null;
+                            /** Format: date-time */
                             last_attempt_at: string | null;
+                            /** Format: date-time */
                             next_attempt_at: string | null;
                             /** Format: date-time */
                             created_at: string;
+                            /** Format: date-time */
                             completed_at: string | null;
                         };
                     };
@@ -6042,10 +6138,13 @@ export interface paths {
                             summary: string | null;
                             /** @enum {unknown} */
                             severity: "critical" | "high" | "medium" | "low" | "info";
+                            /** @description The base score of its highest CVSS v3/v4 vector, from which severity comes. */
                             cvss_score: number | null;
                             /** Format: date-time */
                             modified: string;
+                            /** Format: date-time */
                             published: string | null;
+                            /** Format: date-time */
                             withdrawn: string | null;
                         }[];
                     };
@@ -6103,10 +6202,15 @@ export interface paths {
                     content: {
                         "application/json": {
                             url: string;
+                            /** @description The ETag of the last copy imported, sent as If-None-Match. */
                             etag: string | null;
+                            /** @description Its Last-Modified, sent as If-Modified-Since. */
                             last_modified: string | null;
+                            /** Format: date-time */
                             checked_at: string | null;
+                            /** Format: date-time */
                             synced_at: string | null;
+                            /** @description Why the last attempt failed; the advisories of earlier copies stay. */
                             last_error: string | null;
                             /** @description What the last import from it did. */
                             counts: {
@@ -6188,10 +6292,13 @@ export interface paths {
                             summary: string | null;
                             /** @enum {unknown} */
                             severity: "critical" | "high" | "medium" | "low" | "info";
+                            /** @description The base score of its highest CVSS v3/v4 vector, from which severity comes. */
                             cvss_score: number | null;
                             /** Format: date-time */
                             modified: string;
+                            /** Format: date-time */
                             published: string | null;
+                            /** Format: date-time */
                             withdrawn: string | null;
                             /** @description How many of the caller's repositories have an open finding for it (any ref). */
                             repositories: number;
@@ -6266,10 +6373,13 @@ export interface paths {
                             summary: string | null;
                             /** @enum {unknown} */
                             severity: "critical" | "high" | "medium" | "low" | "info";
+                            /** @description The base score of its highest CVSS v3/v4 vector, from which severity comes. */
                             cvss_score: number | null;
                             /** Format: date-time */
                             modified: string;
+                            /** Format: date-time */
                             published: string | null;
+                            /** Format: date-time */
                             withdrawn: string | null;
                             details: string | null;
                             /** @description Where to read more (OSV references): http(s) links only. */
@@ -6377,7 +6487,9 @@ export interface paths {
                             }[];
                             /** @description Repository refs queued to be matched again because advisories of their packages changed. */
                             rematch_queued: number;
+                            /** @description CVEs in the CISA KEV catalogue imported (it replaces the previous one); null when none was. */
                             kev: number | null;
+                            /** @description CVEs scored by the FIRST EPSS file imported (it replaces the previous scores); null when none was. */
                             epss: number | null;
                         };
                     };
