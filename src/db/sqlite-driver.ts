@@ -119,13 +119,14 @@ class SqliteConnection implements DatabaseConnection {
       for (const row of first.rows) statement.run(first.parametersOf(row));
       return { rows: [] };
     }
-    const execute = (): QueryResult<R> => {
-      if (statement.reader) return { rows: statement.all(query.parameters) as R[] };
-      const { changes, lastInsertRowid } = statement.run(query.parameters);
-      return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
-    };
     // Inside a transaction this connection holds the write lock (begin immediate): nothing to wait for.
-    return this.#database.inTransaction ? execute() : whenUnlocked(execute);
+    if (this.#database.inTransaction) return execute<R>(statement, query.parameters);
+    try {
+      return execute<R>(statement, query.parameters);
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+    }
+    return whenUnlocked(() => execute<R>(statement, query.parameters));
   }
 
   // eslint-disable-next-line require-yield -- the interface asks for a generator; nothing streams
@@ -153,6 +154,12 @@ class SqliteConnection implements DatabaseConnection {
     }
     return statement;
   }
+}
+
+function execute<R>(statement: SQLite.Statement, parameters: readonly unknown[]): QueryResult<R> {
+  if (statement.reader) return { rows: statement.all(parameters) as R[] };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
 }
 
 /**
