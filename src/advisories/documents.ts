@@ -1,4 +1,4 @@
-import { unzipSync } from 'fflate';
+import { entryBytes, zipEntries, ZipError, type ZipEntry } from './zip.js';
 
 /**
  * OSV documents out of what an operator hands over: one JSON record, a JSON array of records, or a
@@ -31,40 +31,57 @@ export function isZip(bytes: Uint8Array): boolean {
   return ZIP_MAGIC.every((byte, i) => bytes[i] === byte);
 }
 
-export function readDocuments(bytes: Uint8Array, name: string, limits: ZipLimits): { documents: OsvDocument[]; rejected: Rejection[] } {
-  const documents: OsvDocument[] = [];
+/**
+ * The records, read as they are iterated: a zip's entries (in name order) are inflated and parsed one
+ * at a time, so an import holds the records of the batch it is saving rather than the whole archive.
+ * What the zip's directory says (readable, the limits) is checked here, before anything is read, and
+ * throws DocumentsError; a file that turns out unreadable is added to `rejected` when reached.
+ */
+export function readDocuments(bytes: Uint8Array, name: string, limits: ZipLimits): { documents: Iterable<OsvDocument>; rejected: Rejection[] } {
   const rejected: Rejection[] = [];
-  if (!isZip(bytes)) {
-    readJson(bytes, name, documents, rejected);
-    return { documents, rejected };
-  }
-  let entries = 0;
-  let inflated = 0;
-  let files: Record<string, Uint8Array>;
-  try {
-    files = unzipSync(bytes, {
-      // Sizes come from the zip's own headers, checked before anything is inflated; fflate then
-      // refuses an entry that inflates to more than its header declared.
-      filter: (entry) => {
-        if (entry.name.endsWith('/') || !entry.name.toLowerCase().endsWith('.json')) return false;
-        entries++;
-        inflated += entry.originalSize;
-        if (entries > limits.maxEntries) throw new DocumentsError(`the zip has more than ${limits.maxEntries} JSON files`);
-        if (inflated > limits.maxInflatedBytes) throw new DocumentsError(`the zip inflates to more than ${limits.maxInflatedBytes} bytes`);
-        return true;
-      },
-    });
-  } catch (error) {
-    if (error instanceof DocumentsError) throw error;
-    throw new DocumentsError(`the zip cannot be read: ${(error as Error).message}`);
-  }
-  for (const [entry, content] of Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    readJson(content, `${name}:${entry}`, documents, rejected);
-  }
-  return { documents, rejected };
+  if (!isZip(bytes)) return { documents: jsonDocuments(bytes, name, rejected), rejected };
+  return { documents: zipDocuments(bytes, name, jsonEntries(bytes, limits), rejected), rejected };
 }
 
-function readJson(bytes: Uint8Array, file: string, documents: OsvDocument[], rejected: Rejection[]): void {
+/** The zip's JSON files in name order (of several with one name, the last), within the limits. */
+function jsonEntries(bytes: Uint8Array, limits: ZipLimits): ZipEntry[] {
+  let directory: ZipEntry[];
+  try {
+    directory = zipEntries(bytes);
+  } catch (error) {
+    if (error instanceof ZipError) throw new DocumentsError(`the zip cannot be read: ${error.message}`);
+    throw error;
+  }
+  const byName = new Map<string, ZipEntry>();
+  let count = 0;
+  let inflated = 0;
+  for (const entry of directory) {
+    if (entry.name.endsWith('/') || !entry.name.toLowerCase().endsWith('.json')) continue;
+    count++;
+    inflated += entry.size;
+    if (count > limits.maxEntries) throw new DocumentsError(`the zip has more than ${limits.maxEntries} JSON files`);
+    if (inflated > limits.maxInflatedBytes) throw new DocumentsError(`the zip inflates to more than ${limits.maxInflatedBytes} bytes`);
+    if (entry.method !== 0 && entry.method !== 8) throw new DocumentsError(`the zip cannot be read: unknown compression type ${entry.method}`);
+    byName.set(entry.name, entry);
+  }
+  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+function* zipDocuments(bytes: Uint8Array, name: string, entries: ZipEntry[], rejected: Rejection[]): Generator<OsvDocument> {
+  for (const entry of entries) {
+    let content;
+    try {
+      content = entryBytes(bytes, entry);
+    } catch (error) {
+      if (!(error instanceof ZipError)) throw error;
+      rejected.push({ file: `${name}:${entry.name}`, reason: error.message });
+      continue;
+    }
+    yield* jsonDocuments(content, `${name}:${entry.name}`, rejected);
+  }
+}
+
+function* jsonDocuments(bytes: Uint8Array, file: string, rejected: Rejection[]): Generator<OsvDocument> {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
@@ -72,6 +89,9 @@ function readJson(bytes: Uint8Array, file: string, documents: OsvDocument[], rej
     rejected.push({ file, reason: `not valid JSON: ${(error as Error).message}` });
     return;
   }
-  if (Array.isArray(value)) value.forEach((record, i) => documents.push({ file: `${file}[${i}]`, record }));
-  else documents.push({ file, record: value });
+  if (Array.isArray(value)) {
+    for (const [i, record] of value.entries()) yield { file: `${file}[${i}]`, record };
+  } else {
+    yield { file, record: value };
+  }
 }

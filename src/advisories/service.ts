@@ -95,12 +95,15 @@ const STATISTICS_AFTER = 1000;
 /**
  * Imports OSV records. Each record stands alone: a bad one is reported with its file and reason
  * and the rest go on. Refs whose components name a package an added, changed or withdrawn record
- * affects are queued for re-matching in the uploads queue, so a crash loses none of them.
+ * affects are queued for re-matching in the uploads queue, so a crash loses none of them. Records
+ * are read as the batches take them, and a batch goes once saved: a zip of 100,000 records is never
+ * held inflated or parsed as a whole.
  */
 async function importOsv(db: Kysely<Database>, bytes: Uint8Array, name: string, limits: ZipLimits): Promise<ImportReport> {
   const { documents, rejected } = readDocuments(bytes, name, limits);
   const store = advisoryStore(db);
-  const report = emptyReport(rejected);
+  const report = emptyReport();
+  const invalid: Rejection[] = [];
   const touched = new Set<string>();
   let batch = new Map<string, Advisory>();
   const flush = async () => {
@@ -116,7 +119,7 @@ async function importOsv(db: Kysely<Database>, bytes: Uint8Array, name: string, 
       advisory = parseOsv(document.record);
     } catch (error) {
       if (!(error instanceof OsvError)) throw error;
-      report.rejected.push({ file: document.file, reason: error.message });
+      invalid.push({ file: document.file, reason: error.message });
       continue;
     }
     // A record repeated in one import is saved after the first, as if imported one by one.
@@ -124,6 +127,8 @@ async function importOsv(db: Kysely<Database>, bytes: Uint8Array, name: string, 
     batch.set(advisory.id, advisory);
   }
   await flush();
+  // Files that could not be read first, then records that are not OSV, as the report has always listed them.
+  report.rejected = [...rejected, ...invalid];
   if (report.added + report.updated + report.withdrawn >= STATISTICS_AFTER) await store.refreshStatistics();
   report.rematch_queued = await enqueueRematch(db, [...touched]);
   return report;

@@ -144,6 +144,32 @@ describe.each(DB_KINDS)('advisories on %s', (kind) => {
     expect(res.json()).toMatchObject({ unchanged: 1, rejected: [{ file: 'body:broken.json', reason: expect.stringMatching(/^not valid JSON/) }] });
   });
 
+  it('imports a zip of more records than a batch holds, reading its files as the batches take them', async () => {
+    const files: Record<string, Uint8Array> = {};
+    for (let i = 0; i < 1200; i++) files[`LAZY-${String(i).padStart(4, '0')}.json`] = strToU8(JSON.stringify(osv(`LAZY-${i}`, {})));
+    files['LAZY-0300.json'] = strToU8(JSON.stringify({ id: 'LAZY-300' }));
+    files['LAZY-0900.json'] = strToU8('[');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'osv-'));
+    try {
+      const file = path.join(dir, 'all.zip');
+      fs.writeFileSync(file, zipSync(files, { level: 1 }));
+      // The limits are the directory's to say: a refused zip saves nothing.
+      expect(await importPath(t.db.kysely, file, { maxInflatedBytes: 1 << 20, maxEntries: 1000 })).toMatchObject({
+        added: 0, rejected: [{ file, reason: 'the zip has more than 1000 JSON files' }],
+      });
+      const res = await importAdvisories(fs.readFileSync(file), admin.cookie, 'application/zip');
+      // Files that cannot be read are listed first, then records that are not OSV, as before files were read lazily.
+      expect(res.json()).toMatchObject({
+        added: 1198, rejected: [
+          { file: 'body:LAZY-0900.json', reason: expect.stringMatching(/^not valid JSON/) },
+          { file: 'body:LAZY-0300.json', reason: '"modified" is missing' },
+        ],
+      });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('completes a CycloneDX upload with its vulnerabilities, counting what it cannot check', async () => {
     const repo = await newRepo('web');
     const done = await upload(repo, cyclonedx([

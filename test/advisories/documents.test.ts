@@ -1,0 +1,162 @@
+import { strToU8, zipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { DocumentsError, readDocuments, type ZipLimits } from '../../src/advisories/documents.js';
+
+const LIMITS: ZipLimits = { maxInflatedBytes: 1 << 20, maxEntries: 100 };
+const record = (id: string) => strToU8(JSON.stringify({ id, modified: '2024-01-01T00:00:00Z' }));
+
+function read(bytes: Uint8Array, limits = LIMITS) {
+  const { documents, rejected } = readDocuments(bytes, 'all.zip', limits);
+  return { files: [...documents].map((d) => d.file), rejected };
+}
+
+/** Where each central directory header starts, and the end record's offset. */
+function directory(zip: Uint8Array): { headers: number[]; end: number } {
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  const end = zip.length - 22;
+  const headers: number[] = [];
+  for (let at = view.getUint32(end + 16, true), i = 0; i < view.getUint16(end + 10, true); i++) {
+    headers.push(at);
+    at += 46 + view.getUint16(at + 28, true) + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+  }
+  return { headers, end };
+}
+
+/**
+ * The zip as a ZIP64 writer lays it out: every directory header's sizes and offset saturated and given
+ * in a ZIP64 extra field, and the entry count and directory's place in a ZIP64 end record (what a zip of
+ * more than 65,535 files, OSV's npm all.zip among them, has). fflate writes none, so it is built here.
+ */
+function toZip64(zip: Uint8Array): Uint8Array {
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  const { headers, end } = directory(zip);
+  const start = view.getUint32(end + 16, true);
+  const parts: Uint8Array[] = [zip.subarray(0, start)];
+  for (const at of headers) {
+    const length = 46 + view.getUint16(at + 28, true) + view.getUint16(at + 30, true);
+    const header = new Uint8Array(length + 28 + view.getUint16(at + 32, true));
+    header.set(zip.subarray(at, at + length));
+    const h = new DataView(header.buffer);
+    h.setUint16(at - at + 30, view.getUint16(at + 30, true) + 28, true);
+    const extra = new DataView(header.buffer, length, 28);
+    extra.setUint16(0, 0x0001, true);
+    extra.setUint16(2, 24, true);
+    extra.setBigUint64(4, BigInt(view.getUint32(at + 24, true)), true);
+    extra.setBigUint64(12, BigInt(view.getUint32(at + 20, true)), true);
+    extra.setBigUint64(20, BigInt(view.getUint32(at + 42, true)), true);
+    for (const field of [20, 24, 42]) h.setUint32(field, 0xffffffff, true);
+    header.set(zip.subarray(at + length, at + length + view.getUint16(at + 32, true)), length + 28);
+    parts.push(header);
+  }
+  const directorySize = parts.slice(1).reduce((sum, p) => sum + p.length, 0);
+  const tail = new DataView(new ArrayBuffer(56 + 20 + 22));
+  tail.setUint32(0, 0x06064b50, true);
+  tail.setBigUint64(4, 44n, true);
+  tail.setUint16(12, 45, true);
+  tail.setUint16(14, 45, true);
+  tail.setBigUint64(24, BigInt(headers.length), true);
+  tail.setBigUint64(32, BigInt(headers.length), true);
+  tail.setBigUint64(40, BigInt(directorySize), true);
+  tail.setBigUint64(48, BigInt(start), true);
+  tail.setUint32(56, 0x07064b50, true);
+  tail.setBigUint64(64, BigInt(start + directorySize), true);
+  tail.setUint32(72, 1, true);
+  tail.setUint32(76, 0x06054b50, true);
+  for (const field of [84, 86]) tail.setUint16(field, 0xffff, true);
+  for (const field of [88, 92]) tail.setUint32(field, 0xffffffff, true);
+  parts.push(new Uint8Array(tail.buffer));
+  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
+  parts.reduce((offset, p) => (out.set(p, offset), offset + p.length), 0);
+  return out;
+}
+
+describe('OSV documents out of a zip', () => {
+  it('reads its JSON files in name order, the last of several with one name, skipping directories and other files', () => {
+    const zip = zipSync({ 'c.json': record('C'), 'npm/': {}, 'a.json': record('A'), 'README.txt': strToU8('hello'), 'b.JSON': strToU8(JSON.stringify([{ id: 'B1' }, { id: 'B2' }])) });
+    expect(read(zip)).toEqual({ files: ['all.zip:a.json', 'all.zip:b.JSON[0]', 'all.zip:b.JSON[1]', 'all.zip:c.json'], rejected: [] });
+    // Two entries named a.json (fflate would not write them, so x.json is renamed): the later one is read.
+    const twice = zipSync({ 'a.json': record('first'), 'x.json': record('second') });
+    const x = directory(twice).headers[1]!;
+    twice.set(strToU8('a'), x + 46);
+    twice.set(strToU8('a'), new DataView(twice.buffer).getUint32(x + 42, true) + 30);
+    const { documents } = readDocuments(twice, 'all.zip', LIMITS);
+    expect([...documents]).toEqual([{ file: 'all.zip:a.json', record: { id: 'second', modified: '2024-01-01T00:00:00Z' } }]);
+  });
+
+  it('reads stored and deflated entries alike', () => {
+    const zip = zipSync({ 'a.json': [record('A'), { level: 0 }], 'b.json': [record('B'), { level: 9 }] });
+    expect(read(zip).files).toEqual(['all.zip:a.json', 'all.zip:b.json']);
+  });
+
+  it('reads a ZIP64 zip: sizes, offsets and the entry count from its ZIP64 fields', () => {
+    const zip = toZip64(zipSync({ 'b.json': record('B'), 'a.json': record('A'), 'c.json': strToU8('{"id": ') }));
+    expect(read(zip)).toEqual({ files: ['all.zip:a.json', 'all.zip:b.json'], rejected: [{ file: 'all.zip:c.json', reason: expect.stringMatching(/^not valid JSON/) }] });
+  });
+
+  it('checks the limits from the directory before reading anything', () => {
+    const zip = zipSync({ 'a.json': record('A'), 'b.json': record('B'), 'c.json': record('C') });
+    expect(() => readDocuments(zip, 'all.zip', { ...LIMITS, maxEntries: 2 })).toThrow(new DocumentsError('the zip has more than 2 JSON files'));
+    expect(() => readDocuments(zip, 'all.zip', { ...LIMITS, maxInflatedBytes: 100 })).toThrow(new DocumentsError('the zip inflates to more than 100 bytes'));
+    // A bomb: one small entry declaring a small size, and the limit counts what the directory declares.
+    const bomb = zipSync({ 'a.json': strToU8(`"${'x'.repeat(1 << 20)}"`) });
+    expect(bomb.length).toBeLessThan(5000);
+    expect(() => readDocuments(bomb, 'all.zip', LIMITS)).toThrow(/inflates to more than 1048576 bytes/);
+    const method = zip.slice();
+    new DataView(method.buffer).setUint16(directory(zip).headers[1]! + 10, 12, true);
+    expect(() => readDocuments(method, 'all.zip', LIMITS)).toThrow(new DocumentsError('the zip cannot be read: unknown compression type 12'));
+  });
+
+  it('refuses an entry that inflates past its declared size, and reads the others', () => {
+    const zip = zipSync({ 'a.json': record('A'), 'b.json': record('B'), 'c.json': record('C') });
+    const view = new DataView(zip.buffer);
+    const b = directory(zip).headers[1]!;
+    view.setUint32(b + 24, 10, true);
+    view.setUint32(view.getUint32(b + 42, true) + 22, 10, true);
+    expect(read(zip)).toEqual({ files: ['all.zip:a.json', 'all.zip:c.json'], rejected: [{ file: 'all.zip:b.json', reason: 'inflates to more than the 10 bytes its header declares' }] });
+  });
+
+  it('inflates each entry when it is reached, rejecting one that cannot be inflated by name', () => {
+    const good = record('A');
+    const zip = zipSync({ 'a.json': good, 'b.json': record('B') });
+    const { headers } = directory(zip);
+    const view = new DataView(zip.buffer);
+    const local = view.getUint32(headers[1]! + 42, true);
+    // b.json's deflated bytes become a block of the reserved type 3.
+    zip.fill(0xff, local + 30 + view.getUint16(local + 26, true), local + 30 + view.getUint16(local + 26, true) + 4);
+    const { documents, rejected } = readDocuments(zip, 'all.zip', LIMITS);
+    const reading = documents[Symbol.iterator]();
+    expect(reading.next().value).toEqual({ file: 'all.zip:a.json', record: JSON.parse(Buffer.from(good).toString()) });
+    expect(rejected).toEqual([]);
+    expect(reading.next().done).toBe(true);
+    expect(rejected).toEqual([{ file: 'all.zip:b.json', reason: expect.stringMatching(/^cannot be inflated: /) }]);
+  });
+
+  it('never fails otherwise than by DocumentsError or a rejection, however the zip is cut or damaged', () => {
+    const zip = toZip64(zipSync({ 'a.json': [record('A'), { level: 0 }], 'b.json': record('B'), 'c/d.json': record('D') }));
+    const outcomes = new Set<string>();
+    const attempt = (bytes: Uint8Array) => {
+      try {
+        const { files, rejected } = read(bytes);
+        outcomes.add(rejected.length > 0 ? 'rejected' : `read ${files.length}`);
+      } catch (error) {
+        expect(error).toBeInstanceOf(DocumentsError);
+        outcomes.add('refused');
+      }
+    };
+    for (let length = 4; length < zip.length; length++) attempt(zip.subarray(0, length));
+    for (let at = 4; at < zip.length; at++) {
+      for (const value of [0x00, 0xff, 0x7f]) {
+        const damaged = zip.slice();
+        damaged[at] = value;
+        attempt(damaged);
+      }
+    }
+    expect([...outcomes]).toEqual(expect.arrayContaining(['refused', 'rejected', 'read 3']));
+  });
+
+  it('reads JSON that is no zip: one record, or an array of them', () => {
+    expect(read(strToU8('[{"id": "A"}, {"id": "B"}]'))).toEqual({ files: ['all.zip[0]', 'all.zip[1]'], rejected: [] });
+    expect(read(strToU8('{"id": "A"}'))).toEqual({ files: ['all.zip'], rejected: [] });
+    expect(read(strToU8('{"id": '))).toEqual({ files: [], rejected: [{ file: 'all.zip', reason: expect.stringMatching(/^not valid JSON/) }] });
+  });
+});
