@@ -1,4 +1,4 @@
-import { entryBytes, zipEntries, ZipError, type ZipEntry } from './zip.js';
+import { fromBufferPromise, type Entry, type ZipFile } from 'yauzl';
 
 /**
  * OSV documents out of what an operator hands over: one JSON record, a JSON array of records, or a
@@ -37,48 +37,76 @@ export function isZip(bytes: Uint8Array): boolean {
  * What the zip's directory says (readable, the limits) is checked here, before anything is read, and
  * throws DocumentsError; a file that turns out unreadable is added to `rejected` when reached.
  */
-export function readDocuments(bytes: Uint8Array, name: string, limits: ZipLimits): { documents: Iterable<OsvDocument>; rejected: Rejection[] } {
+export async function readDocuments(bytes: Uint8Array, name: string, limits: ZipLimits): Promise<{ documents: AsyncIterable<OsvDocument>; rejected: Rejection[] }> {
   const rejected: Rejection[] = [];
-  if (!isZip(bytes)) return { documents: jsonDocuments(bytes, name, rejected), rejected };
-  return { documents: zipDocuments(bytes, name, jsonEntries(bytes, limits), rejected), rejected };
+  if (!isZip(bytes)) return { documents: asAsync(jsonDocuments(bytes, name, rejected)), rejected };
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let zip: ZipFile;
+  try {
+    // yauzl reads the central directory (ZIP64 included) and opens one entry at a time, refusing one
+    // whose inflated size differs from what the directory declares (validateEntrySizes).
+    zip = await fromBufferPromise(buffer, { lazyEntries: true, autoClose: false, validateEntrySizes: true });
+  } catch (error) {
+    throw new DocumentsError(`the zip cannot be read: ${(error as Error).message}`);
+  }
+  let entries: Entry[];
+  try {
+    entries = await jsonEntries(zip, limits);
+  } catch (error) {
+    zip.close();
+    throw error;
+  }
+  return { documents: zipDocuments(zip, name, entries, rejected), rejected };
 }
 
 /** The zip's JSON files in name order (of several with one name, the last), within the limits. */
-function jsonEntries(bytes: Uint8Array, limits: ZipLimits): ZipEntry[] {
-  let directory: ZipEntry[];
-  try {
-    directory = zipEntries(bytes);
-  } catch (error) {
-    if (error instanceof ZipError) throw new DocumentsError(`the zip cannot be read: ${error.message}`);
-    throw error;
-  }
-  const byName = new Map<string, ZipEntry>();
+async function jsonEntries(zip: ZipFile, limits: ZipLimits): Promise<Entry[]> {
+  const byName = new Map<string, Entry>();
   let count = 0;
   let inflated = 0;
-  for (const entry of directory) {
-    if (entry.name.endsWith('/') || !entry.name.toLowerCase().endsWith('.json')) continue;
-    count++;
-    inflated += entry.size;
-    if (count > limits.maxEntries) throw new DocumentsError(`the zip has more than ${limits.maxEntries} JSON files`);
-    if (inflated > limits.maxInflatedBytes) throw new DocumentsError(`the zip inflates to more than ${limits.maxInflatedBytes} bytes`);
-    if (entry.method !== 0 && entry.method !== 8) throw new DocumentsError(`the zip cannot be read: unknown compression type ${entry.method}`);
-    byName.set(entry.name, entry);
+  try {
+    for await (const entry of zip.eachEntry()) {
+      const file = entry.fileName;
+      if (file.endsWith('/') || !file.toLowerCase().endsWith('.json')) continue;
+      count++;
+      inflated += entry.uncompressedSize;
+      if (count > limits.maxEntries) throw new DocumentsError(`the zip has more than ${limits.maxEntries} JSON files`);
+      if (inflated > limits.maxInflatedBytes) throw new DocumentsError(`the zip inflates to more than ${limits.maxInflatedBytes} bytes`);
+      byName.set(file, entry);
+    }
+  } catch (error) {
+    if (error instanceof DocumentsError) throw error;
+    throw new DocumentsError(`the zip cannot be read: ${(error as Error).message}`);
   }
-  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  return [...byName.values()].sort((a, b) => (a.fileName < b.fileName ? -1 : 1));
 }
 
-function* zipDocuments(bytes: Uint8Array, name: string, entries: ZipEntry[], rejected: Rejection[]): Generator<OsvDocument> {
-  for (const entry of entries) {
-    let content;
-    try {
-      content = entryBytes(bytes, entry);
-    } catch (error) {
-      if (!(error instanceof ZipError)) throw error;
-      rejected.push({ file: `${name}:${entry.name}`, reason: error.message });
-      continue;
+async function* zipDocuments(zip: ZipFile, name: string, entries: Entry[], rejected: Rejection[]): AsyncGenerator<OsvDocument> {
+  try {
+    for (const entry of entries) {
+      const file = `${name}:${entry.fileName}`;
+      let content: Buffer;
+      try {
+        content = await entryBytes(zip, entry);
+      } catch (error) {
+        rejected.push({ file, reason: `cannot be read: ${(error as Error).message}` });
+        continue;
+      }
+      yield* jsonDocuments(content, file, rejected);
     }
-    yield* jsonDocuments(content, `${name}:${entry.name}`, rejected);
+  } finally {
+    zip.close();
   }
+}
+
+async function entryBytes(zip: ZipFile, entry: Entry): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await zip.openReadStreamPromise(entry)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function* asAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
+  yield* items;
 }
 
 function* jsonDocuments(bytes: Uint8Array, file: string, rejected: Rejection[]): Generator<OsvDocument> {

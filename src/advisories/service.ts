@@ -100,7 +100,7 @@ const STATISTICS_AFTER = 1000;
  * held inflated or parsed as a whole.
  */
 async function importOsv(db: Kysely<Database>, bytes: Uint8Array, name: string, limits: ZipLimits): Promise<ImportReport> {
-  const { documents, rejected } = readDocuments(bytes, name, limits);
+  const { documents, rejected } = await readDocuments(bytes, name, limits);
   const store = advisoryStore(db);
   const report = emptyReport();
   const invalid: Rejection[] = [];
@@ -113,7 +113,7 @@ async function importOsv(db: Kysely<Database>, bytes: Uint8Array, name: string, 
     }
     batch = new Map();
   };
-  for (const document of documents) {
+  for await (const document of documents) {
     let advisory;
     try {
       advisory = parseOsv(document.record);
