@@ -1,3 +1,4 @@
+import { inflateRawSync } from 'node:zlib';
 import { fromBufferPromise, type Entry, type ZipFile } from 'yauzl';
 
 /**
@@ -26,6 +27,7 @@ export class DocumentsError extends Error {
 }
 
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
+const DEFLATE = 8;
 
 export function isZip(bytes: Uint8Array): boolean {
   return ZIP_MAGIC.every((byte, i) => bytes[i] === byte);
@@ -43,9 +45,8 @@ export async function readDocuments(bytes: Uint8Array, name: string, limits: Zip
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let zip: ZipFile;
   try {
-    // yauzl reads the central directory (ZIP64 included) and opens one entry at a time, refusing one
-    // whose inflated size differs from what the directory declares (validateEntrySizes).
-    zip = await fromBufferPromise(buffer, { lazyEntries: true, autoClose: false, validateEntrySizes: true });
+    // yauzl reads the central directory (ZIP64 included) and each entry's local header.
+    zip = await fromBufferPromise(buffer, { lazyEntries: true, autoClose: false });
   } catch (error) {
     throw new DocumentsError(`the zip cannot be read: ${(error as Error).message}`);
   }
@@ -56,7 +57,7 @@ export async function readDocuments(bytes: Uint8Array, name: string, limits: Zip
     zip.close();
     throw error;
   }
-  return { documents: zipDocuments(zip, name, entries, rejected), rejected };
+  return { documents: zipDocuments(zip, buffer, name, entries, rejected), rejected };
 }
 
 /** The zip's JSON files in name order (of several with one name, the last), within the limits. */
@@ -81,13 +82,13 @@ async function jsonEntries(zip: ZipFile, limits: ZipLimits): Promise<Entry[]> {
   return [...byName.values()].sort((a, b) => (a.fileName < b.fileName ? -1 : 1));
 }
 
-async function* zipDocuments(zip: ZipFile, name: string, entries: Entry[], rejected: Rejection[]): AsyncGenerator<OsvDocument> {
+async function* zipDocuments(zip: ZipFile, buffer: Buffer, name: string, entries: Entry[], rejected: Rejection[]): AsyncGenerator<OsvDocument> {
   try {
     for (const entry of entries) {
       const file = `${name}:${entry.fileName}`;
       let content: Buffer;
       try {
-        content = await entryBytes(zip, entry);
+        content = await entryBytes(zip, buffer, entry);
       } catch (error) {
         rejected.push({ file, reason: `cannot be read: ${(error as Error).message}` });
         continue;
@@ -99,10 +100,28 @@ async function* zipDocuments(zip: ZipFile, name: string, entries: Entry[], rejec
   }
 }
 
-async function entryBytes(zip: ZipFile, entry: Entry): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await zip.openReadStreamPromise(entry)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/**
+ * One entry's bytes, inflated in one call: yauzl's read streams cost 0.1 ms an entry (a zlib stream
+ * each), eleven seconds for OSV's 100,000 files. yauzl still finds the data (its local header);
+ * the declared size bounds the inflating, and any other size is refused.
+ */
+async function entryBytes(zip: ZipFile, buffer: Buffer, entry: Entry): Promise<Buffer> {
+  if (!entry.canDecodeFileData()) throw new Error(`compressed by method ${entry.compressionMethod}${entry.isEncrypted() ? ', encrypted' : ''}, which is not read`);
+  const { fileDataStart } = await zip.readLocalFileHeaderPromise(entry, { minimal: true });
+  if (fileDataStart + entry.compressedSize > buffer.length) throw new Error('its data runs past the end of the zip');
+  const data = buffer.subarray(fileDataStart, fileDataStart + entry.compressedSize);
+  let content = data;
+  if (entry.compressionMethod === DEFLATE) {
+    try {
+      // zlib stops at maxOutputLength (at least 1) instead of growing its buffer.
+      content = inflateRawSync(data, { maxOutputLength: Math.max(entry.uncompressedSize, 1) });
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new Error(`it inflates to more than the ${entry.uncompressedSize} bytes its header declares`);
+      throw new Error(`it cannot be inflated: ${(error as Error).message}`);
+    }
+  }
+  if (content.length !== entry.uncompressedSize) throw new Error(`it holds ${content.length} bytes, not the ${entry.uncompressedSize} its header declares`);
+  return content;
 }
 
 async function* asAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
