@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createGzip, gunzipSync, gzipSync } from 'node:zlib';
@@ -89,7 +90,7 @@ describe.each(DB_KINDS)('uploads on %s', (kind) => {
     expect((await upload(multipart.json().id)).status).toBe('complete');
     const components = await t.request({ url: `/api/v1/repos/${repoId}/components?q=conda`, headers: { cookie: owner.cookie } });
     expect(components.statusCode).toBe(200);
-    // A gzip is kept as it arrived, anything else compressed on PostgreSQL; a worker that did not receive it (here: drain) reads the document from it.
+    // A gzip is kept as it arrived, a small document compressed on PostgreSQL only; a worker that did not receive it (here: drain) reads the document from it.
     const kept = async (id: string) => t.db.kysely.selectFrom('upload_contents').select(['content', 'encoding']).where('upload_id', '=', id).executeTakeFirstOrThrow();
     expect(await kept(byHeader.json().id)).toEqual({ content: gzipSync(sbom), encoding: 'gzip' });
     const plain = await kept(multipart.json().id);
@@ -99,6 +100,20 @@ describe.each(DB_KINDS)('uploads on %s', (kind) => {
       expect(await upload(id)).toMatchObject({ status: 'complete' });
       expect((await upload(id)).counts.components).toBeGreaterThan(0);
     }
+  });
+
+  it('keeps a document of 1 MiB or more compressed, hashed as sent, and processes it', async () => {
+    const results = Array.from({ length: 6000 }, (_, i) => ({ rule: `R${i % 40}`, message: `Finding ${i} ${'detail '.repeat(20)}`, file: `src/file${i}.ts`, line: i + 1 }));
+    const body = Buffer.from(sarifLog(results));
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    const res = await post(body, { 'content-type': 'application/sarif+json' }, '?category=large');
+    expect(res.statusCode).toBe(202);
+    expect(res.json().sha256).toBe(createHash('sha256').update(body).digest('hex'));
+    const kept = await t.db.kysely.selectFrom('upload_contents').select(['content', 'encoding']).where('upload_id', '=', res.json().id).executeTakeFirstOrThrow();
+    expect(kept.encoding).toBe('gzip');
+    expect(gunzipSync(kept.content)).toEqual(body);
+    await t.drain();
+    expect(await upload(res.json().id)).toMatchObject({ status: 'complete', counts: { new: 6000 } });
   });
 
   it('rejects what can be known to be wrong before storing it', async () => {
