@@ -16,6 +16,7 @@ const parts = process.argv.slice(2);
 const wanted = (name: string) => parts.length === 0 || parts.includes(name);
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
+const cpuBefore = cpuCheck();
 const sections: string[] = [];
 if (wanted('ingest')) {
   log('== ingest: from the first byte sent to complete');
@@ -37,6 +38,8 @@ if (wanted('advisories')) {
   log('== advisories: OSV import, matching at ingest, re-matching after an import');
   sections.push(advisorySection(await benchAdvisories(log)));
 }
+const cpuAfter = cpuCheck();
+log(`CPU check: ${cpuBefore.toFixed(2)} s before, ${cpuAfter.toFixed(2)} s after`);
 if (sections.length) {
   const file = path.resolve(import.meta.dirname, '../BENCHMARKS.md');
   fs.writeFileSync(file, `${header()}\n${keepOthers(file, sections).join('\n')}`);
@@ -58,6 +61,19 @@ function keepOthers(file: string, fresh: string[]): string[] {
 }
 process.exit(0);
 
+/**
+ * One fixed JavaScript loop, timed before and after the run. The machines are shared hosts whose
+ * speed moves during a day (the same loop took 0.63 s and 1.07 s within an hour), so a figure is
+ * only comparable with another measured at a similar check.
+ */
+function cpuCheck(): number {
+  const started = performance.now();
+  let sum = 0;
+  for (let i = 0; i < 3e8; i++) sum += i % 7;
+  if (sum < 0) throw new Error('unreachable: keeps the loop from being optimised away');
+  return (performance.now() - started) / 1000;
+}
+
 function header(): string {
   const commit = (() => {
     try {
@@ -75,6 +91,7 @@ function header(): string {
     `- Date: ${new Date().toISOString()}`,
     `- Commit: ${commit}`,
     `- Machine: ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 1024 ** 3)} GiB, ${os.platform()} ${os.release()}, Node.js ${process.version}`,
+    `- CPU check (one fixed JavaScript loop; lower is faster; the same machine has taken 0.63 to 1.07 s): ${cpuBefore.toFixed(2)} s before the run, ${cpuAfter.toFixed(2)} s after`,
     '',
   ].join('\n');
 }
