@@ -55,7 +55,8 @@ class PooledSqliteDriver implements Driver {
   }
 
   async init(): Promise<void> {
-    // One connection at once, so that opening fails here (and the file is created) rather than in a first query.
+    // One connection to begin with (Kysely calls this before its first query); more are opened as
+    // concurrent queries need them, up to the pool's size.
     const first = new SqliteConnection(this.#open());
     this.#all.push(first);
     this.#idle.push(first);
