@@ -52,7 +52,7 @@ export async function readDocuments(bytes: Uint8Array, name: string, limits: Zip
   }
   let entries: Entry[];
   try {
-    entries = await jsonEntries(zip, limits);
+    entries = await jsonEntries(zip, buffer, limits);
   } catch (error) {
     zip.close();
     throw error;
@@ -61,7 +61,7 @@ export async function readDocuments(bytes: Uint8Array, name: string, limits: Zip
 }
 
 /** The zip's JSON files in name order (of several with one name, the last), within the limits. */
-async function jsonEntries(zip: ZipFile, limits: ZipLimits): Promise<Entry[]> {
+async function jsonEntries(zip: ZipFile, buffer: Buffer, limits: ZipLimits): Promise<Entry[]> {
   const byName = new Map<string, Entry>();
   let count = 0;
   let inflated = 0;
@@ -79,7 +79,20 @@ async function jsonEntries(zip: ZipFile, limits: ZipLimits): Promise<Entry[]> {
     if (error instanceof DocumentsError) throw error;
     throw new DocumentsError(`the zip cannot be read: ${(error as Error).message}`);
   }
+  if (listsMore(zip, buffer)) throw new DocumentsError('the zip holds more files than its end record counts (a zip of more than 65,535 files needs ZIP64)');
   return [...byName.values()].sort((a, b) => (a.fileName < b.fileName ? -1 : 1));
+}
+
+const CENTRAL_HEADER = 0x02014b50;
+
+/**
+ * A writer without ZIP64 (fflate is one) counts entries in 16 bits, so a zip of 65,540 files says
+ * 4, and yauzl reads 4: the rest would be skipped without a word. After the counted entries, yauzl's
+ * cursor stands where the directory should end; another directory header there means it does not.
+ */
+function listsMore(zip: ZipFile, buffer: Buffer): boolean {
+  const end = (zip as unknown as { readEntryCursor: number }).readEntryCursor;
+  return end + 4 <= buffer.length && buffer.readUInt32LE(end) === CENTRAL_HEADER;
 }
 
 async function* zipDocuments(zip: ZipFile, buffer: Buffer, name: string, entries: Entry[], rejected: Rejection[]): AsyncGenerator<OsvDocument> {

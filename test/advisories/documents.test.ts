@@ -109,6 +109,13 @@ describe('OSV documents out of a zip', () => {
     await expect(readDocuments(bomb, 'all.zip', LIMITS)).rejects.toThrow(/inflates to more than 1048576 bytes/);
   });
 
+  it('refuses a zip of more files than its end record counts (over 65,535 without ZIP64), rather than skip the rest', async () => {
+    const files: Record<string, Uint8Array> = {};
+    for (let i = 0; i < 65_540; i++) files[`${i}.json`] = strToU8('{}');
+    await expect(readDocuments(zipSync(files, { level: 0 }), 'all.zip', { maxInflatedBytes: 1 << 20, maxEntries: 100_000 }))
+      .rejects.toThrow(new DocumentsError('the zip holds more files than its end record counts (a zip of more than 65,535 files needs ZIP64)'));
+  });
+
   it('rejects an entry compressed in a way it cannot read, by name, and reads the others', async () => {
     const zip = zipSync({ 'a.json': record('A'), 'b.json': record('B'), 'c.json': record('C') });
     new DataView(zip.buffer).setUint16(directory(zip).headers[1]! + 10, 12, true);
