@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { generateCycloneDx, generateSarif } from './generate.js';
-import { postgresAvailable, startBenchServer, trackPeakMemory, type BenchServer } from './support.js';
+import { postgresAvailable, startBenchServer, timeUpload, trackPeakMemory } from './support.js';
 
 export interface IngestResult {
   database: string;
@@ -11,25 +11,6 @@ export interface IngestResult {
   perSecond: number;
   peakMiB: number;
   counts: string;
-}
-
-/** From the first byte sent to `complete`: POST the document, then poll the upload until it is done. */
-export async function timeUpload(server: Pick<BenchServer, 'origin' | 'key'>, repoId: string, body: Buffer): Promise<{ seconds: number; upload: Record<string, unknown> }> {
-  const started = performance.now();
-  const res = await fetch(`${server.origin}/api/v1/repos/${repoId}/upload`, {
-    method: 'POST', headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/octet-stream' }, body,
-  });
-  if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
-  const { id } = (await res.json()) as { id: string };
-  for (;;) {
-    const poll = await fetch(`${server.origin}/api/v1/uploads/${id}`, { headers: { authorization: `Bearer ${server.key}` } });
-    const upload = (await poll.json()) as Record<string, unknown>;
-    if (upload.status === 'complete' || upload.status === 'failed') {
-      if (upload.status === 'failed') throw new Error(`upload failed: ${String(upload.error)}`);
-      return { seconds: (performance.now() - started) / 1000, upload };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 export async function benchIngest(log: (line: string) => void): Promise<IngestResult[]> {

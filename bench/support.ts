@@ -82,15 +82,26 @@ export async function seedOrg(db: Db, ownerId: string, name = `bench-${newId()}`
 async function warmUp(db: Db, userId: string, origin: string, key: string): Promise<void> {
   const { repoId } = await seedOrg(db, userId, 'bench-warm-up');
   const sarif = { version: '2.1.0', runs: [{ tool: { driver: { name: 'warm-up' } }, results: [{ ruleId: 'r', message: { text: 'm' } }] }] };
-  const headers = { authorization: `Bearer ${key}` };
-  const res = await fetch(`${origin}/api/v1/repos/${repoId}/upload`, { method: 'POST', headers, body: JSON.stringify(sarif) });
+  await timeUpload({ origin, key }, repoId, Buffer.from(JSON.stringify(sarif)));
+}
+
+/** From the first byte sent to `complete`: POST the document, then poll the upload until it is done. */
+export async function timeUpload(server: Pick<BenchServer, 'origin' | 'key'>, repoId: string, body: Buffer): Promise<{ seconds: number; upload: Record<string, unknown> }> {
+  const started = performance.now();
+  const res = await fetch(`${server.origin}/api/v1/repos/${repoId}/upload`, {
+    method: 'POST', headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/octet-stream' }, body,
+  });
+  if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
   const { id } = (await res.json()) as { id: string };
-  for (let waited = 0; waited < 60_000; waited += 50) {
-    const upload = (await (await fetch(`${origin}/api/v1/uploads/${id}`, { headers })).json()) as { status: string };
-    if (upload.status === 'complete') return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  for (;;) {
+    const poll = await fetch(`${server.origin}/api/v1/uploads/${id}`, { headers: { authorization: `Bearer ${server.key}` } });
+    const upload = (await poll.json()) as Record<string, unknown>;
+    if (upload.status === 'complete' || upload.status === 'failed') {
+      if (upload.status === 'failed') throw new Error(`upload failed: ${String(upload.error)}`);
+      return { seconds: (performance.now() - started) / 1000, upload };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  throw new Error('the warm-up upload did not complete within a minute');
 }
 
 function freePort(): Promise<number> {

@@ -1,6 +1,7 @@
-import { PostgresAdapter, sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { AdvisoriesTable, Database } from '../db/schema.js';
 import { now } from '../db/time.js';
+import { dialectOf } from '../db/index.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
 import { containsIgnoringCase } from '../db/like.js';
 import type { Advisory } from './osv.js';
@@ -56,7 +57,7 @@ export function advisoryStore(db: Kysely<Database>) {
      * without statistics.
      */
     async refreshStatistics(): Promise<void> {
-      if (db.getExecutor().adapter instanceof PostgresAdapter) await sql`analyze advisories, advisory_packages, advisory_aliases`.execute(db);
+      if (dialectOf(db) === 'postgres') await sql`analyze advisories, advisory_packages, advisory_aliases`.execute(db);
     },
 
     /**

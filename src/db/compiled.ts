@@ -1,5 +1,6 @@
-import { PostgresAdapter, type CompiledQuery, type Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { dialectOf } from './index.js';
 
 /** One name per statement text, for the whole process: every pool connection prepares it under that name. */
 const statementNames = new Map<string, string>();
@@ -18,7 +19,7 @@ const statementNames = new Map<string, string>();
 export function compiledOnce<Row>(db: Kysely<Database>, query: { compile(): CompiledQuery<Row> }) {
   const compiled = query.compile();
   if (/(\.|\bselect\s+)\*/i.test(compiled.sql)) throw new Error(`a hot read names its columns: ${compiled.sql.slice(0, 120)}`);
-  const prepared = db.getExecutor().adapter instanceof PostgresAdapter ? { ...compiled, sql: named(compiled.sql) } : compiled;
+  const prepared = dialectOf(db) === 'postgres' ? { ...compiled, sql: named(compiled.sql) } : compiled;
   return async (...parameters: unknown[]): Promise<Row[]> => (await db.executeQuery<Row>({ ...prepared, parameters })).rows;
 }
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import type { Database } from './schema.js';
 import { PooledSqliteDialect } from './sqlite-driver.js';
 import { copyAwarePool } from './copy.js';
@@ -21,6 +21,11 @@ export interface Db {
   /** True when the database answers and every migration is applied. */
   isReady(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** The dialect a Kysely instance (or a transaction of it) speaks, for code handed no `Db`. */
+export function dialectOf(db: Kysely<Database>): Dialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
 /** `connections`: the pool's size (an in-memory SQLite database has one connection: each would be a database of its own). */

@@ -23,7 +23,7 @@ async function probe(url: string): Promise<number | null> {
 }
 
 // A `serve` instance works through its queue in the same process as its HTTP server (in a thread of
-// its own, on a second SQLite connection): it must keep answering (health checks, API) while it does.
+// its own, on SQLite connections of its own): it must keep answering (health checks, API) while it does.
 describe('serve answers HTTP while its worker drains a backlog (SQLite)', () => {
   const procs = processGroup();
   let database: TestDatabase;
