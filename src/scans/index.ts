@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import { uploadStore } from './upload-store.js';
+import { HandedOver } from './handed-over.js';
 import { resultsStore } from './results-store.js';
 import { scanService, type AdmitRepo, type AuthorizedRepo } from './service.js';
 import { refStore } from '../refs/store.js';
@@ -11,10 +12,15 @@ import { processClaimed, startIngestThread, startWorkers, type UploadEvents, typ
 
 const MAX_ATTEMPTS = 5;
 const POLL_MS = 1000;
+/** Two documents of the largest size allowed, and never more than this. */
+const HAND_OVER_MAX_BYTES = 512 * 1024 * 1024;
 
 /** Uploads, results and the ingest workers, wired together. */
 export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRepo, admitRepo: AdmitRepo) {
-  const uploads = uploadStore(db.kysely, db.dialect);
+  const handOverBytes = Math.min(2 * config.maxUploadBytes, HAND_OVER_MAX_BYTES);
+  // Read by workers in this process (an in-memory database); the ingest thread keeps its own.
+  const handedOver = new HandedOver(handOverBytes);
+  const uploads = uploadStore(db.kysely, db.dialect, handedOver);
   const results = resultsStore(db.kysely, db.dialect);
   const refs = refStore(db.kysely);
   const options: WorkerOptions = { leaseMs: config.uploadLeaseMs, pollMs: POLL_MS, maxAttempts: MAX_ATTEMPTS };
@@ -31,8 +37,9 @@ export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRe
     refService: refService(refs, authorizedRepo),
     service: scanService({
       uploads, results, refs, authorizedRepo, admitRepo, settlements,
-      onAccepted: (format) => {
-        events.accepted?.(format);
+      onAccepted: (upload, content) => {
+        events.accepted?.(upload.format);
+        pool?.handOver(upload.id, content);
         pool?.wake();
       },
     }),
@@ -45,8 +52,8 @@ export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRe
       if (count <= 0) return;
       const inMemory = config.database.kind === 'sqlite' && config.database.file === ':memory:';
       pool = inMemory
-        ? startWorkers({ db, uploads, log, events }, count, options)
-        : startIngestThread({ database: config.database, count, options, logLevel: log.level ?? 'silent' }, events, log);
+        ? { ...startWorkers({ db, uploads, log, events }, count, options), handOver: (uploadId, content) => handedOver.put(uploadId, content) }
+        : startIngestThread({ database: config.database, count, options, logLevel: log.level ?? 'silent', handOverBytes }, events, log);
     },
 
     async stopWorkers(): Promise<void> {

@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import pino from 'pino';
 import { openDatabase } from '../db/index.js';
 import { uploadStore } from './upload-store.js';
+import { HandedOver } from './handed-over.js';
 import { startWorkers, type IngestThreadCommand, type IngestThreadData, type IngestThreadEvent } from './worker.js';
 
 /**
@@ -13,9 +14,10 @@ const data = workerData as IngestThreadData;
 const port = parentPort!;
 const db = openDatabase(data.database, data.count + 1);
 const post = (event: IngestThreadEvent) => port.postMessage(event);
+const handedOver = new HandedOver(data.handOverBytes);
 const pool = startWorkers({
   db,
-  uploads: uploadStore(db.kysely, db.dialect),
+  uploads: uploadStore(db.kysely, db.dialect, handedOver),
   log: pino({ level: data.logLevel }),
   events: {
     completed: (format, seconds, counts) => post({ type: 'completed', format, seconds, counts }),
@@ -26,5 +28,6 @@ const pool = startWorkers({
 
 port.on('message', (command: IngestThreadCommand) => {
   if (command.type === 'wake') pool.wake();
+  else if (command.type === 'hand-over') handedOver.put(command.uploadId, Buffer.from(command.content.buffer, command.content.byteOffset, command.content.byteLength));
   else void pool.stop().then(() => db.close()).then(() => port.close());
 });

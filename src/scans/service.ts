@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Actor } from '../auth/actor.js';
 import type { RepoStatusRow, UploadRow } from '../db/schema.js';
 import type { Page } from '../db/page.js';
@@ -8,7 +7,7 @@ import { newId } from '../db/ids.js';
 import type { RepoWithRole, RepoWithScan } from '../repos/store.js';
 import { detectFormat, DetectError } from './detect.js';
 import type { ReceivedUpload, UploadContext } from './upload-body.js';
-import { LARGE_UPLOAD_BYTES, type UploadStore } from './upload-store.js';
+import type { UploadStore } from './upload-store.js';
 import type { FindingFilters, ResultsStore } from './results-store.js';
 import type { Severity } from './parsers/types.js';
 
@@ -33,8 +32,8 @@ export interface ScanServiceDeps {
   authorizedRepo: AuthorizedRepo;
   admitRepo: AdmitRepo;
   settlements: SettlementWatch;
-  /** Called once an upload is stored, to wake a worker. */
-  onAccepted(format: string): void;
+  /** Called once an upload is stored, to hand it to this instance's workers. */
+  onAccepted(upload: UploadRow, content: Buffer): void;
 }
 
 export function scanService(deps: ScanServiceDeps) {
@@ -82,13 +81,12 @@ export function scanService(deps: ScanServiceDeps) {
       }
       const upload = await uploads.insert({
         id: newId(), repository_id: repo.id, format,
-        sha256: await sha256Hex(received.content),
         size_bytes: received.content.length, category: context.category ?? '',
         commit_sha: context.commit_sha?.toLowerCase() ?? null, ref: context.ref || null,
         ref_kind: ref.kind, ref_name: ref.name, base_ref: ref.kind === 'pull_request' ? base.name : null,
         created_by: actor.user.id, api_key_id: actor.key?.id ?? null,
       }, received.content, received.gzip);
-      deps.onAccepted(format);
+      deps.onAccepted(upload, received.content);
       return upload;
     },
 
@@ -184,10 +182,4 @@ function statusRowOf(repo: Omit<RepoWithScan, 'name' | 'name_key' | 'url' | 'cre
 
 function isSettled(upload: UploadRow): boolean {
   return upload.status === 'complete' || upload.status === 'failed';
-}
-
-/** The document's SHA-256; a large one on libuv's thread pool (Web Crypto): 33 MiB held the event loop 30 ms. */
-async function sha256Hex(content: Buffer): Promise<string> {
-  if (content.length < LARGE_UPLOAD_BYTES) return createHash('sha256').update(content).digest('hex');
-  return Buffer.from(await crypto.subtle.digest('SHA-256', content)).toString('hex');
 }

@@ -29,7 +29,10 @@ export interface UploadEvents {
 }
 
 /** Wakes idle workers when an upload arrives on this instance; stops after the uploads in hand. */
-export type WorkerPool = Loops;
+export interface WorkerPool extends Loops {
+  /** An upload this instance just stored, with its document, for the worker that claims it: see HandedOver. */
+  handOver(uploadId: string, content: Buffer): void;
+}
 
 /** What the ingest thread is started with. */
 export interface IngestThreadData {
@@ -37,6 +40,8 @@ export interface IngestThreadData {
   count: number;
   options: WorkerOptions;
   logLevel: string;
+  /** How many bytes of handed-over documents the thread keeps at most. */
+  handOverBytes: number;
 }
 
 /** The thread's events, as `UploadEvents` would have said them in process. */
@@ -45,8 +50,8 @@ export type IngestThreadEvent =
   | { type: 'failed'; format: string; reason: string }
   | { type: 'settled'; uploadId: string };
 
-/** What the instance tells its ingest thread. */
-export type IngestThreadCommand = { type: 'wake' } | { type: 'stop' };
+/** What the instance tells its ingest thread. A document crosses as a Uint8Array (a copy). */
+export type IngestThreadCommand = { type: 'wake' } | { type: 'stop' } | { type: 'hand-over'; uploadId: string; content: Uint8Array };
 
 /**
  * Runs the ingest workers in a thread of their own (`ingest-thread.ts`) with their own database
@@ -81,6 +86,7 @@ export function startIngestThread(data: IngestThreadData, events: UploadEvents, 
   start();
   return {
     wake: () => thread.postMessage({ type: 'wake' } satisfies IngestThreadCommand),
+    handOver: (uploadId, content) => thread.postMessage({ type: 'hand-over', uploadId, content } satisfies IngestThreadCommand),
     stop: () => new Promise<void>((resolve) => {
       stopping = true;
       // Between an unexpected exit and the restart there is no thread to wait for.
@@ -110,7 +116,7 @@ export interface WorkerDeps {
   events?: UploadEvents;
 }
 
-export function startWorkers(deps: WorkerDeps, count: number, options: WorkerOptions): WorkerPool {
+export function startWorkers(deps: WorkerDeps, count: number, options: WorkerOptions): Loops {
   return startLoops(count, options.pollMs, async () => {
     let claimed: ClaimedUpload | undefined;
     try {

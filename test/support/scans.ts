@@ -36,7 +36,7 @@ export async function storeUpload(scans: Scans, repoId: string, content: string 
   const id = newId();
   const read = parseRef(ref ?? 'main');
   await scans.uploads.insert({
-    id, repository_id: repoId, format: detectFormat(body, {}).format, sha256: 'test', size_bytes: body.length,
+    id, repository_id: repoId, format: detectFormat(body, {}).format, size_bytes: body.length,
     category, commit_sha: null, ref: ref ?? null, ref_kind: read.kind, ref_name: read.name,
     base_ref: read.kind === 'pull_request' ? 'main' : null, created_by: null, api_key_id: null,
   }, body);
