@@ -13,7 +13,11 @@ export type MatchResult = { affected: false } | { affected: true; fixedVersions:
 /** Null when the version cannot be ordered in the ecosystem: the component is unchecked. */
 export function matchVersion(ecosystem: string, version: string, entry: Pick<AffectedPackage, 'ranges' | 'versions'>): MatchResult | null {
   const scheme = versionScheme(ecosystem, version);
-  if (!scheme) return null;
+  return scheme ? matchWith(scheme, version, entry) : null;
+}
+
+/** matchVersion with the ecosystem's ordering in hand, for a version it accepted. */
+export function matchWith(scheme: VersionScheme, version: string, entry: Pick<AffectedPackage, 'ranges' | 'versions'>): MatchResult {
   let affected = entry.versions.includes(version);
   const fixed: string[] = [];
   for (const range of entry.ranges) {
@@ -23,10 +27,12 @@ export function matchVersion(ecosystem: string, version: string, entry: Pick<Aff
     affected = true;
     if (result.fixed !== null) fixed.push(result.fixed);
   }
-  if (!affected) return { affected: false };
-  const unique = [...new Set(fixed)].sort((a, b) => scheme.compare(a, b));
+  if (!affected) return NOT_AFFECTED;
+  const unique = fixed.length < 2 ? fixed : [...new Set(fixed)].sort((a, b) => scheme.compare(a, b));
   return { affected: true, fixedVersions: unique };
 }
+
+const NOT_AFFECTED: MatchResult = { affected: false };
 
 /**
  * OSV's evaluation: events sorted by version ("introduced: 0" lowest); walking them, an

@@ -93,7 +93,7 @@ function linkedNames(findings: VulnerabilityFinding[], known: [string, string][]
   const parent = new Map<string, string>();
   const find = (name: string): string => {
     let root = name;
-    while (parent.get(root) !== undefined && parent.get(root) !== root) root = parent.get(root)!;
+    for (let up = parent.get(root); up !== undefined && up !== root; up = parent.get(root)) root = up;
     for (let at = name; at !== root; ) {
       const next = parent.get(at)!;
       parent.set(at, root);

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { advisoryStore } from '../advisories/store.js';
-import { matchVersion } from '../advisories/match.js';
+import { advisoryStore, type ComponentAffected } from '../advisories/store.js';
+import { matchWith } from '../advisories/match.js';
 import type { AffectedRange } from '../advisories/osv.js';
 import { versionScheme } from '../advisories/ecosystems/index.js';
 import { finding } from './parsers/finding.js';
@@ -20,7 +20,8 @@ export interface AdvisoryMatches {
 interface Affected {
   ranges: AffectedRange[];
   versions: string[];
-  aliases: string[];
+  /** Parsed when a version is found affected (for the finding), not before. */
+  aliases: string[] | null;
 }
 
 /**
@@ -31,13 +32,18 @@ interface Affected {
  * finding open.
  */
 export async function matchRef(db: Kysely<Database>, refId: string): Promise<AdvisoryMatches> {
-  const rows = await advisoryStore(db).refComponentsAffected(refId);
+  return matchComponents(await advisoryStore(db).refComponentsAffected(refId));
+}
+
+/** Pure: the matches of components, each row a component with one affected entry of its package (or none). */
+export function matchComponents(rows: ComponentAffected[]): AdvisoryMatches {
   const analysis: NormalisedAnalysis = { tool: { name: ADVISORIES.tool, version: null }, findings: [], components: [], dependencies: [] };
   const uncheckable = new Set<string>();
   const parsed = new Map<string, Affected>();
   for (const row of rows) {
     const ecosystem = row.package_key?.slice(0, row.package_key.indexOf('|'));
-    if (!row.package_key || !ecosystem || !row.version || !versionScheme(ecosystem, row.version)) {
+    const scheme = row.package_key && ecosystem && row.version ? versionScheme(ecosystem, row.version) : null;
+    if (!scheme || !row.version || !row.package_key) {
       uncheckable.add(row.id);
       continue;
     }
@@ -45,13 +51,12 @@ export async function matchRef(db: Kysely<Database>, refId: string): Promise<Adv
     const entryKey = `${row.advisory_id}\n${row.ordinal}`;
     let affected = parsed.get(entryKey);
     if (!affected) {
-      affected = {
-        ranges: JSON.parse(row.ranges!) as AffectedRange[], versions: JSON.parse(row.versions!) as string[], aliases: JSON.parse(row.aliases!) as string[],
-      };
+      affected = { ranges: JSON.parse(row.ranges!) as AffectedRange[], versions: row.versions === '[]' ? [] : JSON.parse(row.versions!) as string[], aliases: null };
       parsed.set(entryKey, affected);
     }
-    const result = matchVersion(ecosystem, row.version, affected);
-    if (!result?.affected) continue;
+    const result = matchWith(scheme, row.version, affected);
+    if (!result.affected) continue;
+    affected.aliases ??= JSON.parse(row.aliases!) as string[];
     const fixed = result.fixedVersions.length > 0 ? `; fixed in ${result.fixedVersions.join(', ')}` : '';
     analysis.findings.push(finding({
       ruleId: row.advisory_id,

@@ -95,16 +95,22 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
       return rows.map((r) => r.fingerprint);
     },
 
+    /**
+     * On PostgreSQL the row is key-share locked until commit: findings and components do not check
+     * their analysis (migration 0022), so a delete of it (its ref pruned) waits for this ingest and
+     * then removes what it wrote, rather than leaving rows of a deleted analysis.
+     */
     async analysis(refId: string, tool: string, category: string, format: string) {
-      return trx.selectFrom('analyses')
+      let query = trx.selectFrom('analyses')
         .leftJoin('uploads', 'uploads.id', 'analyses.last_upload_id')
         .selectAll('analyses')
         .select('uploads.created_at as last_upload_created_at')
         .where('analyses.ref_id', '=', refId)
         .where('analyses.tool', '=', tool)
         .where('analyses.category', '=', category)
-        .where('analyses.format', '=', format)
-        .executeTakeFirst();
+        .where('analyses.format', '=', format);
+      if (dialect === 'postgres') query = query.forKeyShare('analyses');
+      return query.executeTakeFirst();
     },
 
     async insertAnalysis(row: Insertable<AnalysesTable>): Promise<void> {

@@ -17,6 +17,7 @@ import * as vulnerabilities from './0018_vulnerabilities.js';
 import * as advisoryReferences from './0019_advisory_references.js';
 import * as findingsRepositoryCheck from './0020_findings_repository_check.js';
 import * as uploadContentsEncoding from './0021_upload_contents_encoding.js';
+import * as analysisRowsCascade from './0022_analysis_rows_cascade.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0019_advisory_references': advisoryReferences,
   '0020_findings_repository_check': findingsRepositoryCheck,
   '0021_upload_contents_encoding': uploadContentsEncoding,
+  '0022_analysis_rows_cascade': analysisRowsCascade,
 };
 
 export const migrationProvider: MigrationProvider = {
