@@ -18,6 +18,7 @@ import * as advisoryReferences from './0019_advisory_references.js';
 import * as findingsRepositoryCheck from './0020_findings_repository_check.js';
 import * as uploadContentsEncoding from './0021_upload_contents_encoding.js';
 import * as analysisRowsCascade from './0022_analysis_rows_cascade.js';
+import * as findingsFillfactor from './0023_findings_fillfactor.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '0020_findings_repository_check': findingsRepositoryCheck,
   '0021_upload_contents_encoding': uploadContentsEncoding,
   '0022_analysis_rows_cascade': analysisRowsCascade,
+  '0023_findings_fillfactor': findingsFillfactor,
 };
 
 export const migrationProvider: MigrationProvider = {
