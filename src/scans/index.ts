@@ -37,9 +37,9 @@ export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRe
     refService: refService(refs, authorizedRepo),
     service: scanService({
       uploads, results, refs, authorizedRepo, admitRepo, settlements,
-      onAccepted: (upload, content) => {
-        events.accepted?.(upload.format);
-        pool?.handOver(upload.id, content);
+      onReceived: (uploadId, format, content) => pool?.handOver(uploadId, format, content),
+      onAccepted: (format) => {
+        events.accepted?.(format);
         pool?.wake();
       },
     }),
@@ -52,7 +52,7 @@ export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRe
       if (count <= 0) return;
       const inMemory = config.database.kind === 'sqlite' && config.database.file === ':memory:';
       pool = inMemory
-        ? { ...startWorkers({ db, uploads, log, events }, count, options), handOver: (uploadId, content) => handedOver.put(uploadId, content) }
+        ? { ...startWorkers({ db, uploads, log, events }, count, options), handOver: (uploadId, _format, content) => handedOver.put(uploadId, content) }
         : startIngestThread({ database: config.database, count, options, logLevel: log.level ?? 'silent', handOverBytes }, events, log);
     },
 

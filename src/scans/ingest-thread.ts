@@ -1,9 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import pino from 'pino';
 import { openDatabase } from '../db/index.js';
-import { uploadStore } from './upload-store.js';
+import { LARGE_UPLOAD_BYTES, uploadStore } from './upload-store.js';
 import { HandedOver } from './handed-over.js';
-import { startWorkers, type IngestThreadCommand, type IngestThreadData, type IngestThreadEvent } from './worker.js';
+import { EarlyParse, startWorkers, type IngestThreadCommand, type IngestThreadData, type IngestThreadEvent } from './worker.js';
 
 /**
  * The ingest thread (see startIngestThread): the instance's upload workers, on database connections
@@ -15,9 +15,11 @@ const port = parentPort!;
 const db = openDatabase(data.database, data.count + 1);
 const post = (event: IngestThreadEvent) => port.postMessage(event);
 const handedOver = new HandedOver(data.handOverBytes);
+const early = new EarlyParse(LARGE_UPLOAD_BYTES);
 const pool = startWorkers({
   db,
   uploads: uploadStore(db.kysely, db.dialect, handedOver),
+  parsedEarly: (uploadId) => early.take(uploadId),
   log: pino({ level: data.logLevel }),
   events: {
     completed: (format, seconds, counts) => post({ type: 'completed', format, seconds, counts }),
@@ -28,6 +30,10 @@ const pool = startWorkers({
 
 port.on('message', (command: IngestThreadCommand) => {
   if (command.type === 'wake') pool.wake();
-  else if (command.type === 'hand-over') handedOver.put(command.uploadId, Buffer.from(command.content.buffer, command.content.byteOffset, command.content.byteLength));
+  else if (command.type === 'hand-over') {
+    const content = Buffer.from(command.content.buffer, command.content.byteOffset, command.content.byteLength);
+    handedOver.put(command.uploadId, content);
+    early.offer(command.uploadId, command.format, content);
+  }
   else void pool.stop().then(() => db.close()).then(() => port.close());
 });

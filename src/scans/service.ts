@@ -32,8 +32,13 @@ export interface ScanServiceDeps {
   authorizedRepo: AuthorizedRepo;
   admitRepo: AdmitRepo;
   settlements: SettlementWatch;
-  /** Called once an upload is stored, to hand it to this instance's workers. */
-  onAccepted(upload: UploadRow, content: Buffer): void;
+  /**
+   * Called once an upload's format is known, before it is stored: its document goes to this
+   * instance's workers, which may start parsing it while it is being stored.
+   */
+  onReceived(uploadId: string, format: string, content: Buffer): void;
+  /** Called once an upload is stored, to wake a worker. */
+  onAccepted(format: string): void;
 }
 
 export function scanService(deps: ScanServiceDeps) {
@@ -79,14 +84,16 @@ export function scanService(deps: ScanServiceDeps) {
         if (error instanceof DetectError) throw new HttpProblem(error.status, error.message);
         throw error;
       }
+      const id = newId();
+      deps.onReceived(id, format, received.content);
       const upload = await uploads.insert({
-        id: newId(), repository_id: repo.id, format,
+        id, repository_id: repo.id, format,
         size_bytes: received.content.length, category: context.category ?? '',
         commit_sha: context.commit_sha?.toLowerCase() ?? null, ref: context.ref || null,
         ref_kind: ref.kind, ref_name: ref.name, base_ref: ref.kind === 'pull_request' ? base.name : null,
         created_by: actor.user.id, api_key_id: actor.key?.id ?? null,
       }, received.content, received.gzip);
-      deps.onAccepted(upload, received.content);
+      deps.onAccepted(format);
       return upload;
     },
 

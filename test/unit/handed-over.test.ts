@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { HandedOver } from '../../src/scans/handed-over.js';
+import { EarlyParse } from '../../src/scans/worker.js';
+import { ParseError, type NormalisedScan } from '../../src/scans/parsers/types.js';
+import { sarifLog } from '../support/sarif.js';
 
 const bytes = (n: number, fill = 1) => Buffer.alloc(n, fill);
 
@@ -51,5 +54,46 @@ describe('documents handed over to this instance\'s workers', () => {
     handed.put('u1', bytes(20, 2));
     expect(handed.bytes).toBe(20);
     expect(handed.take('u1')?.[0]).toBe(2);
+  });
+});
+
+describe('a large document parsed before its upload is claimed', () => {
+  const sarif = (rule: string) => Buffer.from(sarifLog([{ rule, file: 'a.js' }]));
+
+  it('gives the parsed scan to the claim of that upload, once', () => {
+    const early = new EarlyParse(10);
+    early.offer('u1', 'sarif', sarif('r1'));
+    expect(early.take('u2')).toBeUndefined();
+    const scan = early.take('u1');
+    expect(scan).not.toBeInstanceOf(Error);
+    expect((scan as NormalisedScan).analyses[0]!.findings.map((f) => f.ruleId)).toEqual(['r1']);
+    expect(early.take('u1')).toBeUndefined();
+  });
+
+  it('parses no small document, and holds one scan at a time', () => {
+    const early = new EarlyParse(10_000);
+    early.offer('small', 'sarif', sarif('r1'));
+    expect(early.take('small')).toBeUndefined();
+    const big = new EarlyParse(10);
+    big.offer('u1', 'sarif', sarif('r1'));
+    big.offer('u2', 'sarif', sarif('r2'));
+    expect(big.take('u2')).toBeUndefined();
+    expect(big.take('u1')).toBeDefined();
+  });
+
+  it('drops a scan nobody here claimed in time, so the next document is parsed', () => {
+    let clock = 0;
+    const early = new EarlyParse(10, 1000, () => clock);
+    early.offer('u1', 'sarif', sarif('r1'));
+    clock = 1500;
+    early.offer('u2', 'sarif', sarif('r2'));
+    expect(early.take('u1')).toBeUndefined();
+    expect(early.take('u2')).toBeDefined();
+  });
+
+  it('keeps the reason a document cannot be parsed, for the claim to fail the upload with', () => {
+    const early = new EarlyParse(10);
+    early.offer('u1', 'sarif', Buffer.from('{"version":"2.1.0","runs":"not a list of runs"}'));
+    expect(early.take('u1')).toBeInstanceOf(ParseError);
   });
 });
