@@ -9,11 +9,11 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * repository or org deleted: the deletes that cascade to analyses run it too), with the deleted
  * rows as a transition table.
  *
- * Only ingest writes findings and components, for the analysis it has just read or created, with the
- * repository row locked; every delete of analyses either locks that row too (an analysis removed),
- * deletes it (a repository or org deleted), or removes only refs idle past retention, which an
- * upload waiting to be applied is not (accepting it set the ref's last upload). So no row is written
- * for an analysis being deleted. SQLite's check is an in-process index probe and stays.
+ * Only ingest writes findings and components, for the analysis it has just read (key-share locked
+ * until it commits: scans/tracking-store.ts) or created, with the repository row locked. A delete of
+ * that analysis (an analysis removed, which locks the repository row too; a repository or org
+ * deleted; a ref pruned) waits for the ingest and then removes what it wrote, so no rows are left of
+ * a deleted analysis. SQLite's check is an in-process index probe and stays.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
