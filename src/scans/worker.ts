@@ -52,7 +52,7 @@ export type IngestThreadEvent =
   | { type: 'failed'; format: string; reason: string }
   | { type: 'settled'; uploadId: string };
 
-/** What the instance tells its ingest thread. A document crosses as a Uint8Array (a copy). */
+/** What the instance tells its ingest thread. A document crosses as a Uint8Array (a copy of the instance's). */
 export type IngestThreadCommand = { type: 'wake' } | { type: 'stop' } | { type: 'hand-over'; uploadId: string; format: string; content: Uint8Array };
 
 /**
@@ -88,7 +88,12 @@ export function startIngestThread(data: IngestThreadData, events: UploadEvents, 
   start();
   return {
     wake: () => thread.postMessage({ type: 'wake' } satisfies IngestThreadCommand),
-    handOver: (uploadId, format, content) => thread.postMessage({ type: 'hand-over', uploadId, format, content } satisfies IngestThreadCommand),
+    handOver: (uploadId, format, content) => {
+      // One copy, moved to the thread: the instance still stores `content`, and cloning it in the
+      // message would copy it twice (into the message, then out of it).
+      const copy = new Uint8Array(content);
+      thread.postMessage({ type: 'hand-over', uploadId, format, content: copy } satisfies IngestThreadCommand, [copy.buffer]);
+    },
     stop: () => new Promise<void>((resolve) => {
       stopping = true;
       // Between an unexpected exit and the restart there is no thread to wait for.
