@@ -201,7 +201,8 @@ export class EarlyParse {
   offer(uploadId: string, format: string, content: Buffer): void {
     if (this.#held && this.clock() - this.#held.at > this.maxAgeMs) this.#held = null;
     if (this.#held || content.length < this.minBytes) return;
-    this.#held = { uploadId, result: parseOutcome(format, content), at: this.clock() };
+    const result = parseOutcome(format, content);
+    if (result) this.#held = { uploadId, result, at: this.clock() };
   }
 
   take(uploadId: string): ParseResult | undefined {
@@ -212,11 +213,11 @@ export class EarlyParse {
   }
 }
 
-function parseOutcome(format: string, content: Buffer): ParseResult {
+/** Undefined on an unexpected error (a bug): the claim parses again and handles it as it always has. */
+function parseOutcome(format: string, content: Buffer): ParseResult | undefined {
   try {
     return parseDocument(format, content);
   } catch (error) {
-    if (error instanceof ParseError || error instanceof DetectError) return error;
-    throw error;
+    return error instanceof ParseError || error instanceof DetectError ? error : undefined;
   }
 }
