@@ -139,7 +139,8 @@ export function startWorkers(deps: WorkerDeps, count: number, options: WorkerOpt
   });
 }
 
-export async function processClaimed(deps: WorkerDeps, { upload, content }: ClaimedUpload, options: WorkerOptions): Promise<void> {
+export async function processClaimed(deps: WorkerDeps, claimed: ClaimedUpload, options: WorkerOptions): Promise<void> {
+  const { upload } = claimed;
   const log = deps.log.child({ upload_id: upload.id, repository_id: upload.repository_id });
   const started = performance.now();
   if (upload.attempts > options.maxAttempts) {
@@ -151,9 +152,7 @@ export async function processClaimed(deps: WorkerDeps, { upload, content }: Clai
     deps.uploads.renewLease(upload, options.leaseMs).catch(() => undefined);
   }, Math.max(1000, options.leaseMs / 3));
   try {
-    const early = upload.format === REMATCH_FORMAT ? undefined : deps.parsedEarly?.(upload.id);
-    if (early instanceof Error) throw early;
-    const scan = upload.format === REMATCH_FORMAT ? { format: 'findings' as const, analyses: [] } : early ?? parseDocument(upload.format, content);
+    const scan = scanOf(deps, claimed);
     const counts = await applyScan(deps.db, upload, scan);
     if (counts === null) {
       log.warn('the claim on this upload was lost to another worker; its work was not committed');
@@ -177,6 +176,22 @@ export async function processClaimed(deps: WorkerDeps, { upload, content }: Clai
     clearInterval(heartbeat);
   }
 }
+
+/**
+ * The claimed upload's scan: parsed before the claim, or now. The document is let go of here (the
+ * claim keeps an empty one), as nothing after the parse needs it: the apply that follows runs
+ * without its size (up to the 64 MiB limit) held.
+ */
+function scanOf(deps: WorkerDeps, claimed: ClaimedUpload): NormalisedScan {
+  const { upload, content } = claimed;
+  claimed.content = NO_CONTENT;
+  if (upload.format === REMATCH_FORMAT) return { format: 'findings', analyses: [] };
+  const early = deps.parsedEarly?.(upload.id);
+  if (early instanceof Error) throw early;
+  return early ?? parseDocument(upload.format, content);
+}
+
+const NO_CONTENT = Buffer.alloc(0);
 
 function parseDocument(format: string, content: Buffer): NormalisedScan {
   const { syntax } = detectFormat(content, { format });
