@@ -16,23 +16,33 @@ import { benchAdvisories, type AdvisoryBench } from './advisories.js';
  * own: memory a process once held is not all given back, and a part measured after another carried
  * the other's (the import of 100,000 advisories peaked up to 300 MiB higher after the other parts).
  */
-const PARTS = ['ingest', 'api', 'growth', 'mixed', 'advisories'] as const;
-type Part = (typeof PARTS)[number];
+/** Each part: the heading it prints, and its run, which gives its section of BENCHMARKS.md. */
+const PARTS = {
+  ingest: ['from the first byte sent to complete', async () => ingestSection(await benchIngest(log))],
+  api: ['read throughput at 64 connections, by API key', async () => apiSection(await benchApi(log))],
+  growth: ['status and findings page latency with 10^4, 10^5 and 10^6 findings', async () => growthSection(await benchGrowth(log))],
+  mixed: ['20 uploaders while 64 connections read status', async () => mixedSection(await benchMixed(log))],
+  advisories: ['OSV import, matching at ingest, re-matching after an import', async () => advisorySection(await benchAdvisories(log))],
+} satisfies Record<string, [string, () => Promise<string>]>;
+type Part = keyof typeof PARTS;
+const PART_NAMES = Object.keys(PARTS) as Part[];
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 const partFlag = process.argv.indexOf('--part');
 if (partFlag !== -1) {
-  const section = await runPart(process.argv[partFlag + 1] as Part);
+  const [heading, run] = PARTS[process.argv[partFlag + 1] as Part];
+  log(`== ${process.argv[partFlag + 1]}: ${heading}`);
+  const section = await run();
   fs.writeFileSync(process.argv[partFlag + 2]!, section);
   process.exit(0);
 }
 
 const parts = process.argv.slice(2);
-const unknown = parts.filter((part) => !(PARTS as readonly string[]).includes(part));
-if (unknown.length) throw new Error(`unknown part: ${unknown.join(', ')} (the parts are ${PARTS.join(', ')})`);
+const unknown = parts.filter((part) => !(PART_NAMES as string[]).includes(part));
+if (unknown.length) throw new Error(`unknown part: ${unknown.join(', ')} (the parts are ${PART_NAMES.join(', ')})`);
 const cpuBefore = cpuCheck();
 const sections: string[] = [];
-for (const part of PARTS) {
+for (const part of PART_NAMES) {
   if (parts.length === 0 || parts.includes(part)) sections.push(runPartProcess(part));
 }
 const cpuAfter = cpuCheck();
@@ -52,26 +62,6 @@ function runPartProcess(part: Part): string {
   const section = fs.readFileSync(out, 'utf8');
   fs.rmSync(path.dirname(out), { recursive: true, force: true });
   return section;
-}
-
-async function runPart(part: Part): Promise<string> {
-  switch (part) {
-    case 'ingest':
-      log('== ingest: from the first byte sent to complete');
-      return ingestSection(await benchIngest(log));
-    case 'api':
-      log('== api: read throughput at 64 connections, by API key');
-      return apiSection(await benchApi(log));
-    case 'growth':
-      log('== growth: status and findings page latency with 10^4, 10^5 and 10^6 findings');
-      return growthSection(await benchGrowth(log));
-    case 'mixed':
-      log('== mixed: 20 uploaders while 64 connections read status');
-      return mixedSection(await benchMixed(log));
-    case 'advisories':
-      log('== advisories: OSV import, matching at ingest, re-matching after an import');
-      return advisorySection(await benchAdvisories(log));
-  }
 }
 
 /**
