@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
@@ -25,15 +25,12 @@ export async function refreshRefState(
   ref: RefOfUpload,
   times: { lastUploadAt?: string; lastCompletedAt?: string },
 ): Promise<void> {
-  const uploadsOfRef = () => conn.selectFrom('uploads').select('status')
-    .where('repository_id', '=', ref.repository_id).where('ref_kind', '=', ref.ref_kind).where('ref_name', '=', ref.ref_name);
-  const active = await uploadsOfRef().where('status', 'in', ['pending', 'processing'])
-    .orderBy('status', 'desc').limit(1).executeTakeFirst();
+  const active = await unfinishedUploadOfRef(conn, ref).executeTakeFirst();
   let state: string;
   if (active) {
     state = active.status;
   } else {
-    const newest = await uploadsOfRef().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+    const newest = await uploadsOfRef(conn, ref).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
     state = newest ? newest.status : 'never_scanned';
   }
   const values = { state, ...definedTimes(times) };
@@ -48,6 +45,17 @@ export async function refreshRefState(
     .onConflict((oc) => oc.columns(['repository_id', 'kind', 'name']).doUpdateSet(values))
     .execute();
   await syncRepoStatus(conn, ref.repository_id, { kind: ref.ref_kind, name: ref.ref_name });
+}
+
+const uploadsOfRef = (conn: Conn, ref: RefOfUpload) => conn.selectFrom('uploads').select('status')
+  .where('repository_id', '=', ref.repository_id).where('ref_kind', '=', ref.ref_kind).where('ref_name', '=', ref.ref_name);
+
+/**
+ * The ref's processing upload, else a pending one. The statuses are literals so that the planner
+ * reads the index of unfinished uploads (migration 0024), not every upload the ref ever had.
+ */
+export function unfinishedUploadOfRef(conn: Conn, ref: RefOfUpload) {
+  return uploadsOfRef(conn, ref).where(sql<boolean>`status in ('pending', 'processing')`).orderBy('status', 'desc').limit(1);
 }
 
 /** Sums the ref's analyses into its row: a handful of rows, whatever the findings. */
