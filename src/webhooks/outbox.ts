@@ -124,18 +124,15 @@ export async function enqueueAdvisoryMatched(trx: Executor, upload: UploadRow, c
 }
 
 /**
- * The findings this upload opened: inserted by it, or reopened by it (ingest stamps a reopened
- * finding's reopened_at with its analysis's completed_at, and the analysis's last upload is this one).
+ * The findings this upload opened: inserted by it, or reopened by it. Each side of the OR is an index
+ * lookup (findings_first_upload, findings_reopened_upload); a side that compared columns across a
+ * join read every finding of every repository, inside the ingest transaction, on each upload.
  */
 async function newFindingsOf(trx: Executor, upload: UploadRow, minRank: number): Promise<FindingSet> {
   const opened = trx.selectFrom('findings')
-    .innerJoin('analyses', 'analyses.id', 'findings.analysis_id')
     .where('findings.repository_id', '=', upload.repository_id)
     .where('findings.state', '=', 'open')
-    .where((eb) => eb.or([
-      eb('findings.first_upload_id', '=', upload.id),
-      eb.and([eb('analyses.last_upload_id', '=', upload.id), eb('findings.reopened_at', '=', eb.ref('analyses.completed_at'))]),
-    ]));
+    .where((eb) => eb.or([eb('findings.first_upload_id', '=', upload.id), eb('findings.reopened_upload_id', '=', upload.id)]));
   const [counts, items] = await Promise.all([
     opened.select(['findings.severity', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('findings.severity').execute(),
     opened.select([
