@@ -179,9 +179,14 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
       return new Map(rows.map((r) => [r.ref!, r.purl!]));
     },
 
-    /** The repository's present findings that name a package: what VEX statements are about. */
+    /**
+     * The repository's present findings that name a package: what VEX statements are about. Read
+     * through its refs: findings have no index by repository, and this read every finding of every
+     * repository that names a package.
+     */
     presentVulnerabilities(repositoryId: string) {
       return trx.selectFrom('findings').select(['fingerprint', 'rule_id', 'aliases', 'purl', 'package_version'])
+        .where('ref_id', 'in', (eb) => eb.selectFrom('refs').select('id').where('repository_id', '=', repositoryId))
         .where('repository_id', '=', repositoryId).where('state', '!=', 'fixed').where('purl', 'is not', null).execute();
     },
 
