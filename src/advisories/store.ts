@@ -135,10 +135,11 @@ export function advisoryStore(db: Kysely<Database>) {
         ]));
       }
       if (filters.ecosystem !== undefined || filters.package !== undefined) {
-        query = query.where((eb) => eb.exists(eb.selectFrom('advisory_packages').select('advisory_packages.advisory_id')
-          .whereRef('advisory_packages.advisory_id', '=', 'advisories.id')
+        // The packages first (advisory_packages_name), then their advisories: asked for each advisory
+        // in turn, SQLite read them all.
+        query = query.where('advisories.id', 'in', (eb) => eb.selectFrom('advisory_packages').select('advisory_packages.advisory_id')
           .$if(filters.ecosystem !== undefined, (q) => q.where('advisory_packages.ecosystem', '=', filters.ecosystem!))
-          .$if(filters.package !== undefined, (q) => q.where('advisory_packages.name', '=', filters.package!))));
+          .$if(filters.package !== undefined, (q) => q.where('advisory_packages.name', '=', filters.package!)));
       }
       return paginate(query, page, (q) => q.selectAll('advisories').orderBy('advisories.modified', 'desc').orderBy('advisories.id'));
     },

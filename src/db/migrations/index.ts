@@ -19,7 +19,7 @@ import * as findingsRepositoryCheck from './0020_findings_repository_check.js';
 import * as uploadContentsEncoding from './0021_upload_contents_encoding.js';
 import * as analysisRowsCascade from './0022_analysis_rows_cascade.js';
 import * as findingsFillfactor from './0023_findings_fillfactor.js';
-import * as activeIndexes from './0024_active_indexes.js';
+import * as lookupIndexes from './0024_lookup_indexes.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -43,7 +43,7 @@ const migrations: Record<string, Migration> = {
   '0021_upload_contents_encoding': uploadContentsEncoding,
   '0022_analysis_rows_cascade': analysisRowsCascade,
   '0023_findings_fillfactor': findingsFillfactor,
-  '0024_active_indexes': activeIndexes,
+  '0024_lookup_indexes': lookupIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {
