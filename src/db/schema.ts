@@ -237,6 +237,8 @@ export interface RefsTable extends ScanTotals {
   fixed_total: number;
   /** Open vulnerabilities by severity (JSON), each counted once whatever its names and reporters; null before any. */
   vulnerabilities: Generated<string | null>;
+  /** Its analyses as the status lists them (JSON, `AnalysisStatus[]`), written with its totals; null before any. */
+  analyses: Generated<string | null>;
 }
 
 export interface RepoStatusTable extends ScanTotals {

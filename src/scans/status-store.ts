@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { AnalysisRow, Database } from '../db/schema.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
 import { defaultBranch, sameRef } from '../refs/ref-name.js';
@@ -58,28 +58,34 @@ export function unfinishedUploadOfRef(conn: Conn, ref: RefOfUpload) {
   return uploadsOfRef(conn, ref).where(sql<boolean>`status in ('pending', 'processing')`).orderBy('status', 'desc').limit(1);
 }
 
-/** Sums the ref's analyses into its row: a handful of rows, whatever the findings. */
+/** An analysis as the status lists it: its open counts and its latest upload's status. */
+export type AnalysisStatus = Pick<AnalysisRow, 'tool' | 'category' | 'format' | 'last_upload_id' | 'completed_at' | 'dismissed'
+  | 'open_critical' | 'open_high' | 'open_medium' | 'open_low' | 'open_info'> & { upload_status: string };
+
+const TOTALS = ['open_critical', 'open_high', 'open_medium', 'open_low', 'open_info', 'components', 'fixed_total'] as const;
+
+/**
+ * Sums the ref's analyses into its row, and keeps their list as the status shows them (`analyses`,
+ * JSON), so that the status read, far more frequent than this, reads one column: a handful of
+ * rows, whatever the findings. Runs after every change to an analysis (ingest, triage, delete).
+ */
 export async function refreshRefTotals(conn: Conn, refId: string): Promise<void> {
-  const totals = await conn.selectFrom('analyses')
-    .select((eb) => [
-      eb.fn.coalesce(eb.fn.sum<number>('open_critical'), eb.lit(0)).as('open_critical'),
-      eb.fn.coalesce(eb.fn.sum<number>('open_high'), eb.lit(0)).as('open_high'),
-      eb.fn.coalesce(eb.fn.sum<number>('open_medium'), eb.lit(0)).as('open_medium'),
-      eb.fn.coalesce(eb.fn.sum<number>('open_low'), eb.lit(0)).as('open_low'),
-      eb.fn.coalesce(eb.fn.sum<number>('open_info'), eb.lit(0)).as('open_info'),
-      eb.fn.coalesce(eb.fn.sum<number>('components'), eb.lit(0)).as('components'),
-      eb.fn.coalesce(eb.fn.sum<number>('fixed_total'), eb.lit(0)).as('fixed_total'),
-    ])
-    .where('ref_id', '=', refId).executeTakeFirstOrThrow();
+  const analyses = await conn.selectFrom('analyses').leftJoin('uploads', 'uploads.id', 'analyses.last_upload_id')
+    .select(['analyses.tool', 'analyses.category', 'analyses.format', 'analyses.last_upload_id', 'analyses.completed_at', 'analyses.dismissed',
+      ...TOTALS.map((column) => `analyses.${column}` as const), 'uploads.status as upload_status'])
+    .where('analyses.ref_id', '=', refId)
+    .orderBy('analyses.tool').orderBy('analyses.category').orderBy('analyses.format')
+    .execute();
+  const totals = Object.fromEntries(TOTALS.map((column) => [column, analyses.reduce((sum, a) => sum + Number(a[column]), 0)]));
+  const listed: AnalysisStatus[] = analyses.flatMap((a) => (a.upload_status === null ? [] : [{
+    tool: a.tool, category: a.category, format: a.format, last_upload_id: a.last_upload_id, completed_at: a.completed_at,
+    open_critical: Number(a.open_critical), open_high: Number(a.open_high), open_medium: Number(a.open_medium), open_low: Number(a.open_low),
+    open_info: Number(a.open_info), dismissed: Number(a.dismissed), upload_status: a.upload_status,
+  }]));
   await conn.updateTable('refs').set({
-    open_critical: Number(totals.open_critical),
-    open_high: Number(totals.open_high),
-    open_medium: Number(totals.open_medium),
-    open_low: Number(totals.open_low),
-    open_info: Number(totals.open_info),
-    components: Number(totals.components),
-    fixed_total: Number(totals.fixed_total),
+    ...totals,
     vulnerabilities: await openVulnerabilities(conn, refId),
+    analyses: JSON.stringify(listed),
   }).where('id', '=', refId).execute();
 }
 

@@ -1,22 +1,17 @@
 import { Migrator, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/db/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/index.js';
 import { migrationProvider } from '../../src/db/migrations/index.js';
 import { newId } from '../../src/db/ids.js';
 import { now } from '../../src/db/time.js';
-import { createTestDatabase, DB_KINDS, type TestDatabase } from '../support/db.js';
+import { DB_KINDS, useEmptyDatabase } from '../support/db.js';
 import { seedRepository } from '../support/scans.js';
 
 describe.each(DB_KINDS)('migration 0005 on %s', (kind) => {
-  let database: TestDatabase;
+  const database = useEmptyDatabase(kind);
   let db: Db;
-  beforeAll(async () => {
-    database = await createTestDatabase(kind);
-    db = openDatabase(database.config);
-  });
-  afterAll(async () => {
-    await db?.close();
-    await database?.drop();
+  beforeAll(() => {
+    db = database();
   });
 
   it('gives existing analyses the canonical tool name, unless that would make two analyses one', async () => {

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Migrator, type Kysely } from 'kysely';
-import { openDatabase, type Db } from '../../src/db/index.js';
+import type { Db } from '../../src/db/index.js';
 import { migrationProvider } from '../../src/db/migrations/index.js';
 import { fingerprintAll } from '../../src/scans/fingerprint.js';
 import { parseScan } from '../../src/scans/parsers/index.js';
-import { createTestDatabase, DB_KINDS, type TestDatabase } from '../support/db.js';
+import { DB_KINDS, useEmptyDatabase } from '../support/db.js';
 import { sarifLog, type SarifResultSpec } from '../support/sarif.js';
 import { quietLog, scansFor, storeUpload } from '../support/scans.js';
 
@@ -19,15 +19,14 @@ function fingerprints(results: SarifResultSpec[]): string[] {
 }
 
 describe.each(DB_KINDS)('migration 0006 (results per ref) on %s', (kind) => {
-  let database: TestDatabase;
+  const database = useEmptyDatabase(kind);
   let db: Db;
   const at = '2026-01-02T03:04:05.000Z';
   const ids = { org: 'org-1', plain: 'repo-plain', develop: 'repo-develop', unscanned: 'repo-unscanned' };
   let statusBefore: unknown[];
 
   beforeAll(async () => {
-    database = await createTestDatabase(kind);
-    db = openDatabase(database.config);
+    db = database();
     const names = Object.keys(await migrationProvider.getMigrations()).sort();
     const previous = names[names.indexOf('0006_refs') - 1]!;
     const migrated = await new Migrator({ db: db.kysely, provider: migrationProvider }).migrateTo(previous);
@@ -80,11 +79,6 @@ describe.each(DB_KINDS)('migration 0006 (results per ref) on %s', (kind) => {
 
     await db.migrate();
   });
-  afterAll(async () => {
-    await db?.close();
-    await database?.drop();
-  });
-
   it('gives every scanned repository its default branch, holding all its analyses with counts unchanged', async () => {
     const refs = await db.kysely.selectFrom('refs').selectAll().orderBy('repository_id').execute();
     expect(refs.map((r) => [r.repository_id, r.kind, r.name, r.state])).toEqual([

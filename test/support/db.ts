@@ -50,20 +50,27 @@ async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>)
 }
 
 /**
- * A fresh, migrated database for the enclosing describe block, dropped after it. Call at the top of
- * the block: the getter answers inside its hooks and tests.
+ * A fresh database for the enclosing describe block, dropped after it, with no migration applied:
+ * for the tests of a migration, which apply those before it themselves. Call at the top of the
+ * block: the getter answers inside its hooks and tests.
  */
-export function useMigratedDatabase(kind: DbKind): () => Db {
+export function useEmptyDatabase(kind: DbKind): () => Db {
   let database: TestDatabase | undefined;
   let db: Db | undefined;
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     db = openDatabase(database.config);
-    await db.migrate();
   });
   afterAll(async () => {
     await db?.close();
     await database?.drop();
   });
   return () => db!;
+}
+
+/** The same, migrated. */
+export function useMigratedDatabase(kind: DbKind): () => Db {
+  const db = useEmptyDatabase(kind);
+  beforeAll(() => db().migrate());
+  return db;
 }

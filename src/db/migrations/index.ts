@@ -20,6 +20,7 @@ import * as uploadContentsEncoding from './0021_upload_contents_encoding.js';
 import * as analysisRowsCascade from './0022_analysis_rows_cascade.js';
 import * as findingsFillfactor from './0023_findings_fillfactor.js';
 import * as lookupIndexes from './0024_lookup_indexes.js';
+import * as refAnalyses from './0025_ref_analyses.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '0022_analysis_rows_cascade': analysisRowsCascade,
   '0023_findings_fillfactor': findingsFillfactor,
   '0024_lookup_indexes': lookupIndexes,
+  '0025_ref_analyses': refAnalyses,
 };
 
 export const migrationProvider: MigrationProvider = {
