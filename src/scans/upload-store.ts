@@ -130,11 +130,15 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, handedOver?:
       return { pending: Number(row.n), oldestPendingAt: (row.oldest as string | null) ?? null };
     },
 
-    /** Drops the stored bytes of completed uploads older than the retention; results stay. */
+    /**
+     * Drops the stored bytes of completed uploads older than the retention; results stay. From the
+     * bytes still kept (the retention's worth) to their uploads: the other way round read every
+     * upload ever completed, every hour.
+     */
     async pruneContents(olderThan: string): Promise<number> {
       const result = await db.deleteFrom('upload_contents')
-        .where('upload_id', 'in', (eb) => eb.selectFrom('uploads').select('id')
-          .where('status', '=', 'complete').where('completed_at', '<', olderThan))
+        .where((eb) => eb.exists(eb.selectFrom('uploads').select('uploads.id').whereRef('uploads.id', '=', 'upload_contents.upload_id')
+          .where('uploads.status', '=', 'complete').where('uploads.completed_at', '<', olderThan)))
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },

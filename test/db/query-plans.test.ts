@@ -17,6 +17,7 @@ const GROWING = ['findings', 'components', 'uploads', 'upload_contents', 'analys
 /** Whole reads that are the point of the request, each with why. */
 const ALLOWED: [RegExp, string][] = [
   [/^select count\(\*\) as "n" from "audit_events"|from "audit_events" order by/, 'the site audit log, newest first, a page at a time (administrators only)'],
+  [/^delete from "upload_contents" where exists/, 'hourly: the raw bytes kept are the retention\'s worth, and this is how old ones go'],
 ];
 
 /**
