@@ -41,14 +41,16 @@ export interface AdvisoryFilters {
 export type ImportOutcome = 'added' | 'updated' | 'withdrawn' | 'unchanged';
 
 export function advisoryStore(db: Kysely<Database>) {
-  /** Open findings of the `advisories` analyses in the repositories the scope allows. */
-  // From the `advisories` analyses to their findings (findings_identity leads with analysis_id):
-  // joined the other way round, both databases read every finding of every tool to keep these few.
+  /**
+   * Open findings of the `advisories` analyses in the repositories the scope allows: from those
+   * analyses (analyses_tool) to their findings (findings_identity leads with analysis_id). Joined
+   * the other way round, SQLite read every finding of every tool to keep these few.
+   */
   const openAdvisoryFindings = (scope: RepositoryScope) => db.selectFrom('findings')
     .innerJoin('analyses', 'analyses.id', 'findings.analysis_id')
     .innerJoin('repos', 'repos.id', 'findings.repository_id')
     .where('findings.analysis_id', 'in', (eb) => eb.selectFrom('analyses').select('id').where('tool', '=', 'advisories'))
-    .where('findings.state', '=', 'open').where('analyses.tool', '=', 'advisories')
+    .where('findings.state', '=', 'open')
     .$if(scope.memberOf !== null, (q) => q.where('repos.org_id', 'in', (eb) => eb.selectFrom('memberships').select('org_id').where('user_id', '=', scope.memberOf!)))
     .$if(scope.onlyIds !== null, (q) => q.where('repos.org_id', 'in', scope.onlyIds!));
   return {

@@ -14,12 +14,12 @@ describe.each(DB_KINDS)('migration 0025 on %s', (kind) => {
     db = database();
   });
 
-  it("gives each existing ref the list of its analyses, as ingest writes it from then on", async () => {
+  it('gives each existing ref the list of its analyses, as ingest writes it from then on', async () => {
     const migrator = new Migrator({ db: db.kysely, provider: migrationProvider });
     expect((await migrator.migrateTo('0024_lookup_indexes')).error).toBeUndefined();
     const before = db.kysely as unknown as Kysely<Record<string, Record<string, unknown>>>;
     const repo = await seedRepository(db);
-    const at = (minute: number) => `2026-11-0${minute}T10:00:00.000Z`;
+    const at = (day: number) => `2026-11-0${day}T10:00:00.000Z`;
     const ref = (name: string) => ({
       id: newId(), repository_id: repo, kind: 'branch', name, base_ref: null, state: 'complete', last_upload_at: at(1), last_completed_at: at(1),
       open_critical: 1, open_high: 2, open_medium: 0, open_low: 0, open_info: 3, components: 0, fixed_total: 0,
@@ -28,11 +28,11 @@ describe.each(DB_KINDS)('migration 0025 on %s', (kind) => {
     const release = ref('release');
     const empty = ref('empty');
     await before.insertInto('refs').values([main, release, empty]).execute();
-    const upload = (name: string, status: string) => ({
-      id: newId(), repository_id: repo, format: 'sarif', status, sha256: 'a'.repeat(64), size_bytes: 1, category: '', ref_kind: 'branch',
+    const upload = (name: string) => ({
+      id: newId(), repository_id: repo, format: 'sarif', status: 'complete', sha256: 'a'.repeat(64), size_bytes: 1, category: '', ref_kind: 'branch',
       ref_name: name, created_at: at(1), completed_at: at(2),
     });
-    const uploads = [upload('main', 'complete'), upload('main', 'complete'), upload('release', 'complete')];
+    const uploads = [upload('main'), upload('main'), upload('release')];
     await before.insertInto('uploads').values(uploads).execute();
     const analysis = (refId: string, tool: string, uploadId: string, open: number) => ({
       id: newId(), repository_id: repo, ref_id: refId, tool, tool_version: null, category: '', format: 'sarif', last_upload_id: uploadId,
