@@ -61,13 +61,13 @@ describe('query plans on SQLite', () => {
   });
 });
 
-/** An org with a webhook and a policy; SARIF uploads that open, fix and reopen; an SBOM matched to an advisory; VEX; triage; a pull request; the reads. */
+/** An org with a webhook and a policy; SARIF uploads that open, fix and reopen; an SBOM matched to an advisory; VEX; triage; a pull request; the reads; housekeeping; deletes. */
 async function aDayInTheLife(t: TestApp): Promise<void> {
   const admin = await t.user('admin', { admin: true });
   const api = orgClient(t);
   const org = await api.createOrg(admin.cookie, 'plans');
   const repo = await api.createRepo(admin.cookie, org.id, { name: 'service' });
-  const call = async (method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: unknown, contentType?: string) => {
+  const call = async (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown, contentType?: string) => {
     const res = await t.request({
       method, url, headers: { cookie: admin.cookie, ...(contentType ? { 'content-type': contentType } : {}) },
       ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
@@ -121,4 +121,14 @@ async function aDayInTheLife(t: TestApp): Promise<void> {
     `/api/v1/advisories/GHSA-35jh-r3h4-6jhm`, `/api/v1/advisories?ecosystem=npm&package=lodash`, `/api/v1/orgs/${org.id}/audit`,
   ]) await call('GET', url);
   await runMaintenance(t.app.services, quietLog);
+  // Deleting: a repository with results, then an org with one.
+  const gone = await api.createRepo(admin.cookie, org.id, { name: 'retired' });
+  await call('POST', `/api/v1/repos/${gone.id}/upload`, sarifLog([a]), 'application/octet-stream');
+  await t.drain();
+  await call('DELETE', `/api/v1/repos/${gone.id}`);
+  const other = await api.createOrg(admin.cookie, 'plans-retired');
+  const its = await api.createRepo(admin.cookie, other.id, { name: 'service' });
+  await call('POST', `/api/v1/repos/${its.id}/upload`, sarifLog([b]), 'application/octet-stream');
+  await t.drain();
+  await call('DELETE', `/api/v1/orgs/${other.id}`);
 }
