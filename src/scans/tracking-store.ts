@@ -181,8 +181,8 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
 
     /**
      * The repository's present findings that name a package: what VEX statements are about. Read
-     * through its refs: findings have no index by repository, and this read every finding of every
-     * repository that names a package.
+     * through its refs (findings_ref_vulnerabilities): PostgreSQL has no index of findings by
+     * repository, and this read every finding of every repository that names a package.
      */
     presentVulnerabilities(repositoryId: string) {
       return trx.selectFrom('findings').select(['fingerprint', 'rule_id', 'aliases', 'purl', 'package_version'])
