@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -25,8 +25,12 @@ export function isWellFormedKey(candidate: string): boolean {
   return candidate.endsWith(checksum(body));
 }
 
+/**
+ * The one-shot hash, not a Hash object: every request with a key hashes it (the key cache is by hash),
+ * and making the object was most of the cost (1.2-2.4 µs against 0.5-0.9 µs here).
+ */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 function checksum(body: string): string {
