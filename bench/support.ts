@@ -9,6 +9,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase, type Db } from '../src/db/index.js';
 import { newId } from '../src/db/ids.js';
 import { now } from '../src/db/time.js';
+import { runsIngestThread } from '../src/scans/index.js';
 
 export const PG_ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECRET = randomBytes(32).toString('hex');
@@ -42,7 +43,8 @@ export async function startBenchServer(kind: 'sqlite' | 'postgres', env: Record<
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const config = loadConfig({ DATABASE_URL: url, SERVICE_SESSION_SECRET: SECRET, SERVICE_BASE_URL: origin, LOG_LEVEL: 'silent', SERVICE_RATE_LIMIT_USER: '10000000', SERVICE_RATE_LIMIT_IP: '10000000', ...env });
-  const db = openDatabase(config.database);
+  // As main.ts opens it for `serve`: with an ingest thread, the request thread does not checkpoint.
+  const db = openDatabase(config.database, undefined, { checkpoints: !runsIngestThread(config.database, config.workers) });
   await db.migrate();
   const app = await buildApp({ config, db, sessionSecret: SECRET, logger: false });
   await app.listen({ port, host: '127.0.0.1' });

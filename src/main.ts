@@ -9,6 +9,7 @@ import { startMaintenance } from './maintenance.js';
 import { importPath } from './advisories/import-path.js';
 import { advisorySyncOptions, advisoryZipLimits } from './services.js';
 import { startAdvisorySync } from './advisories/sync.js';
+import { runsIngestThread } from './scans/index.js';
 
 const COMMANDS = ['serve', 'worker', 'migrate', 'advisories'] as const;
 type Command = (typeof COMMANDS)[number];
@@ -24,7 +25,8 @@ async function main(argv: string[]): Promise<void> {
     throw error;
   }
   const log = pino({ level: config.logLevel });
-  const db = openDatabase(config.database);
+  // Where an ingest thread runs, it checkpoints SQLite's write-ahead log, not the request thread.
+  const db = openDatabase(config.database, undefined, { checkpoints: !runsIngestThread(config.database, ingestWorkers(command, config)) });
   try {
     await db.migrate();
   } catch (error) {
@@ -43,6 +45,12 @@ async function main(argv: string[]): Promise<void> {
   else await serve(config, db, log);
 }
 
+/** How many ingest workers the command runs: `worker` at least one, `serve` SERVICE_WORKERS, the others none. */
+function ingestWorkers(command: Command, config: Config): number {
+  if (command === 'worker') return Math.max(1, config.workers);
+  return command === 'serve' ? config.workers : 0;
+}
+
 /** `advisories import PATH`: prints the import report as JSON; re-match jobs are left to the workers. */
 async function advisories(args: string[], config: Config, db: ReturnType<typeof openDatabase>): Promise<void> {
   if (args[0] !== 'import' || !args[1]) fail('usage: scanyard advisories import PATH (an OSV JSON file, a zip of them, or a directory)');
@@ -59,7 +67,7 @@ async function advisories(args: string[], config: Config, db: ReturnType<typeof 
 /** Ingest workers only: no HTTP. Scale these out beside `serve` on PostgreSQL. */
 async function work(config: Config, db: ReturnType<typeof openDatabase>, log: pino.Logger): Promise<void> {
   const services = createServices(config, db);
-  const count = Math.max(1, config.workers);
+  const count = ingestWorkers('worker', config);
   services.scans.startWorkers(count, log);
   services.webhooks.startWorkers(count, log);
   const stopMaintenance = startMaintenance(services, log);

@@ -20,6 +20,12 @@ export interface Db {
   migrate(): Promise<void>;
   /** True when the database answers and every migration is applied. */
   isReady(): Promise<boolean>;
+  /**
+   * SQLite: copies the pages its write-ahead log holds into the database file, waiting for nobody (a
+   * passive checkpoint); for a process whose request thread leaves that to its ingest thread (see
+   * `checkpoints` of openDatabase). PostgreSQL: nothing.
+   */
+  checkpoint(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -28,21 +34,30 @@ export function dialectOf(db: Kysely<Database>): Dialect {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
-/** `connections`: the pool's size (an in-memory SQLite database has one connection: each would be a database of its own). */
-export function openDatabase(config: DatabaseConfig, connections = 10): Db {
+/**
+ * `connections`: the pool's size (an in-memory SQLite database has one connection: each would be a
+ * database of its own). `checkpoints`: whether SQLite connections checkpoint the write-ahead log
+ * when their commit grows it past 1,000 pages (SQLite's default). A process whose ingest thread
+ * checkpoints turns it off for its request thread, because the checkpoint runs inside the commit:
+ * storing a 60 MiB upload's 4.5 MiB of gzip held every request for 70-95 ms.
+ */
+export function openDatabase(config: DatabaseConfig, connections = 10, { checkpoints = true } = {}): Db {
   const kysely = config.kind === 'sqlite'
-    ? openSqlite(config.file, config.file === ':memory:' ? 1 : connections)
+    ? openSqlite(config.file, config.file === ':memory:' ? 1 : connections, checkpoints)
     : openPostgres(config.url, connections);
   return {
     kysely,
     dialect: config.kind,
     migrate: () => migrate(kysely),
     isReady: () => isReady(kysely),
+    checkpoint: async () => {
+      if (config.kind === 'sqlite') await sql`pragma wal_checkpoint(passive)`.execute(kysely);
+    },
     close: () => kysely.destroy(),
   };
 }
 
-function openSqlite(file: string, connections: number): Kysely<Database> {
+function openSqlite(file: string, connections: number, checkpoints: boolean): Kysely<Database> {
   if (file !== ':memory:') createOwnerOnly(file);
   const open = () => {
     const database = new SQLite(file);
@@ -54,6 +69,7 @@ function openSqlite(file: string, connections: number): Kysely<Database> {
     database.pragma('foreign_keys = ON');
     // WAL makes NORMAL durable against process crashes; only an OS crash can lose the last commits.
     database.pragma('synchronous = NORMAL');
+    if (!checkpoints) database.pragma('wal_autocheckpoint = 0');
     return database;
   };
   return new Kysely<Database>({ dialect: new PooledSqliteDialect(open, connections) });

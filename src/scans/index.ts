@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
-import type { Db } from '../db/index.js';
+import type { DatabaseConfig, Db } from '../db/index.js';
 import { uploadStore } from './upload-store.js';
 import { HandedOver } from './handed-over.js';
 import { resultsStore } from './results-store.js';
@@ -14,6 +14,15 @@ const MAX_ATTEMPTS = 5;
 const POLL_MS = 1000;
 /** Two documents of the largest size allowed, and never more than this. */
 const HAND_OVER_MAX_BYTES = 512 * 1024 * 1024;
+
+/**
+ * Whether `workers` ingest workers run in the ingest thread (startIngestThread), which then also
+ * checkpoints SQLite's write-ahead log for the process (main.ts). An in-memory SQLite database, which
+ * no other connection can open, keeps its workers in process.
+ */
+export function runsIngestThread(database: DatabaseConfig, workers: number): boolean {
+  return workers > 0 && !(database.kind === 'sqlite' && database.file === ':memory:');
+}
 
 /** Uploads, results and the ingest workers, wired together. */
 export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRepo, admitRepo: AdmitRepo) {
@@ -37,22 +46,18 @@ export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRe
     refService: refService(refs, authorizedRepo),
     service: scanService({
       uploads, results, refs, authorizedRepo, admitRepo, settlements,
-      onReceived: (uploadId, format, content) => pool?.handOver(uploadId, format, content),
+      onReceived: async (uploadId, format, content) => pool?.handOver(uploadId, format, content),
       onAccepted: (format) => {
         events.accepted?.(format);
         pool?.wake();
       },
     }),
 
-    /**
-     * In a thread of their own (startIngestThread), logging as `log` does (a disabled logger has no
-     * level), except on an in-memory SQLite database, which no other connection can open.
-     */
+    /** In a thread of their own where runsIngestThread says so, logging as `log` does (a disabled logger has no level). */
     startWorkers(count: number, log: FastifyBaseLogger): void {
       if (count <= 0) return;
-      const inMemory = config.database.kind === 'sqlite' && config.database.file === ':memory:';
-      pool = inMemory
-        ? { ...startWorkers({ db, uploads, log, events }, count, options), handOver: (uploadId, _format, content) => handedOver.put(uploadId, content) }
+      pool = !runsIngestThread(config.database, count)
+        ? { ...startWorkers({ db, uploads, log, events }, count, options), handOver: async (uploadId, _format, content) => handedOver.put(uploadId, content) }
         : startIngestThread({ database: config.database, count, options, logLevel: log.level ?? 'silent', handOverBytes }, events, log);
     },
 

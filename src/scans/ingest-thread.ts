@@ -10,23 +10,32 @@ import { EarlyParse, startWorkers, type IngestThreadCommand, type IngestThreadDa
  * of their own (each worker's transaction holds one, and lease renewals need one beside them),
  * reporting what the in-process events would have said.
  */
+const CHECKPOINT_MS = 1000;
 const data = workerData as IngestThreadData;
 const port = parentPort!;
 const db = openDatabase(data.database, data.count + 1);
 const post = (event: IngestThreadEvent) => port.postMessage(event);
+const log = pino({ level: data.logLevel });
 const handedOver = new HandedOver(data.handOverBytes);
 const early = new EarlyParse(LARGE_UPLOAD_BYTES);
 const pool = startWorkers({
   db,
   uploads: uploadStore(db.kysely, db.dialect, handedOver),
   parsedEarly: (uploadId) => early.take(uploadId),
-  log: pino({ level: data.logLevel }),
+  log,
   events: {
     completed: (format, seconds, counts) => post({ type: 'completed', format, seconds, counts }),
     failed: (format, reason) => post({ type: 'failed', format, reason }),
     settled: (uploadId) => post({ type: 'settled', uploadId }),
   },
 }, data.count, data.options);
+
+// The process's request thread does not checkpoint SQLite's write-ahead log (main.ts: the checkpoint
+// runs inside a commit, holding every request): this thread's commits still do, and this covers the
+// request thread's writes while no upload comes.
+const checkpoints = db.dialect === 'sqlite'
+  ? setInterval(() => db.checkpoint().catch((error: unknown) => log.warn({ err: error }, 'checkpointing the database failed')), CHECKPOINT_MS)
+  : undefined;
 
 port.on('message', (command: IngestThreadCommand) => {
   if (command.type === 'wake') pool.wake();
@@ -35,5 +44,8 @@ port.on('message', (command: IngestThreadCommand) => {
     handedOver.put(command.uploadId, content);
     early.offer(command.uploadId, command.format, content);
   }
-  else void pool.stop().then(() => db.close()).then(() => port.close());
+  else {
+    clearInterval(checkpoints);
+    void pool.stop().then(() => db.close()).then(() => port.close());
+  }
 });

