@@ -13,6 +13,7 @@ export interface LoadResult {
   rps: number;
   p50: number;
   p99: number;
+  max: number;
   /** Non-2xx answers, connection errors and timeouts: all must be 0. */
   errors: number;
   /** req/s of each run when the case is the median of several (the other figures are the median run's). */
@@ -26,6 +27,8 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   connections: number;
   seconds: number;
+  /** Requests per second across the connections (autocannon's overallRate); unset, as fast as answered. */
+  rate?: number;
 }
 
 /**
@@ -40,6 +43,7 @@ export async function runLoad(options: LoadOptions): Promise<Omit<LoadResult, 'd
     workers: 1,
     headers: options.headers ?? {},
     requests: options.paths.map((path) => ({ method: 'GET', path })),
+    ...(options.rate ? { overallRate: options.rate } : {}),
   });
   const ok = result['2xx'];
   return {
@@ -48,6 +52,7 @@ export async function runLoad(options: LoadOptions): Promise<Omit<LoadResult, 'd
     rps: Math.round(ok / result.duration),
     p50: result.latency.p50,
     p99: result.latency.p99,
+    max: result.latency.max,
     errors: result.non2xx + result.errors + result.timeouts,
   };
 }

@@ -105,6 +105,29 @@ export async function runUploaders(job: UploaderJob): Promise<UploaderReport> {
 }
 
 /**
+ * Runs in a worker thread (see inWorker), so that sending 60 MiB does not take the server's event loop:
+ * after `delayMs`, POSTs the document and polls the upload every 10 ms until it is complete.
+ * Resolves with the seconds from the first byte sent to complete.
+ * @public the worker imports it by name.
+ */
+export async function uploadLarge(job: { origin: string; key: string; repoId: string; body: Uint8Array; delayMs: number }): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, job.delayMs));
+  const authorization = `Bearer ${job.key}`;
+  const started = performance.now();
+  const res = await fetch(`${job.origin}/api/v1/repos/${job.repoId}/upload`, {
+    method: 'POST', headers: { authorization, 'content-type': 'application/sarif+json' }, body: job.body,
+  });
+  if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+  const { id } = (await res.json()) as { id: string };
+  for (;;) {
+    const upload = (await (await fetch(`${job.origin}/api/v1/uploads/${id}`, { headers: { authorization } })).json()) as { status?: string; error?: string };
+    if (upload.status === 'complete') return (performance.now() - started) / 1000;
+    if (upload.status === 'failed') throw new Error(`upload failed: ${upload.error}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
  * Calls an export of this module in a worker thread, with tsx registered there too (bench code is
  * TypeScript run by tsx). Resolves with its result; `onStart` runs once the worker has loaded it.
  */
@@ -139,11 +162,92 @@ async function drain(server: BenchServer, repoIds: string[]): Promise<void> {
   }
 }
 
+/** A SARIF of 180,000 results, 60.5 MiB: about the largest the default limit (64 MiB) lets in. */
+const LARGE_RESULTS = 180_000;
+/** Status reads per second, across 16 connections: below what the server answers at most, so that a wait is the upload's doing. */
+const STEADY_RATE = 500;
+const STEADY_CONNECTIONS = 16;
+const STEADY_ALONE_SECONDS = 6;
+const STEADY_DURING_SECONDS = 20;
+/** The upload starts this long after the reads. */
+const LARGE_DELAY_MS = 1000;
+
+/** Status reads at a steady rate, and the server's event loop delay meanwhile (ms). */
+export type SteadyReads = Pick<ReadLoad, 'rps' | 'p50' | 'p99' | 'max' | 'errors'> & { loopP99: number; loopMax: number };
+
+export interface LargeUploadResult {
+  database: string;
+  bytes: number;
+  /** From the first byte sent to complete. */
+  uploadSeconds: number;
+  alone: SteadyReads;
+  /** While the upload is sent, stored and ingested (the reads run on for a while after it completes). */
+  during: SteadyReads;
+}
+
+export interface MixedResults {
+  mixed: MixedResult[];
+  large: LargeUploadResult[];
+}
+
+/**
+ * The mixed load (below), then one large upload while status is read at a steady rate: does a 60 MiB
+ * document stall the requests its instance answers while it is received, stored and ingested?
+ */
+export async function benchMixed(log: (line: string) => void): Promise<MixedResults> {
+  const mixed = await benchMixedLoad(log);
+  return { mixed, large: await benchLargeUpload(log) };
+}
+
+async function benchLargeUpload(log: (line: string) => void): Promise<LargeUploadResult[]> {
+  const { postgresAvailable, startBenchServer } = await import('./support.js');
+  const { createReadKey, runLoad } = await import('./api.js');
+  const { seedRepos } = await import('./seed.js');
+  const kinds: ('sqlite' | 'postgres')[] = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+  const body = generateSarif({ results: LARGE_RESULTS, runs: 4 });
+  const results: LargeUploadResult[] = [];
+  for (const kind of kinds) {
+    const server = await startBenchServer(kind);
+    try {
+      const repoIds = await seedRepos(server.db, server.orgId, REPOS, { scanned: true });
+      const readKey = await createReadKey(server);
+      const reads = (seconds: number) => runLoad({
+        origin: server.origin, paths: repoIds.map((id) => `/api/v1/repos/${id}/status`), headers: { authorization: `Bearer ${readKey}` },
+        connections: STEADY_CONNECTIONS, seconds, rate: STEADY_RATE,
+      });
+      const steady = async (load: Promise<ReadLoad>, loop: ReturnType<typeof monitorEventLoopDelay>): Promise<SteadyReads> => {
+        const r = await load;
+        loop.disable();
+        return { rps: r.rps, p50: r.p50, p99: r.p99, max: r.max, errors: r.errors, loopP99: Math.round(loop.percentile(99) / 1e6), loopMax: Math.round(loop.max / 1e6) };
+      };
+      const aloneLoop = monitorEventLoopDelay({ resolution: 10 });
+      aloneLoop.enable();
+      const alone = await steady(reads(STEADY_ALONE_SECONDS), aloneLoop);
+      const duringLoop = monitorEventLoopDelay({ resolution: 10 });
+      let during: Promise<SteadyReads> | undefined;
+      const job = { origin: server.origin, key: server.key, repoId: server.repoId, body, delayMs: LARGE_DELAY_MS };
+      const uploadSeconds = await inWorker<number>('uploadLarge', job, () => {
+        duringLoop.enable();
+        during = steady(reads(STEADY_DURING_SECONDS), duringLoop);
+      });
+      const result = { database: kind, bytes: body.length, uploadSeconds, alone, during: await during! };
+      if (uploadSeconds * 1000 + LARGE_DELAY_MS > STEADY_DURING_SECONDS * 1000) throw new Error(`the large upload took ${uploadSeconds.toFixed(1)} s, longer than the reads beside it`);
+      results.push(result);
+      const line = (r: SteadyReads) => `${r.rps} req/s p50 ${r.p50} ms p99 ${r.p99} ms max ${r.max} ms errors ${r.errors}, loop delay p99 ${r.loopP99} ms max ${r.loopMax} ms`;
+      log(`${kind.padEnd(8)} reads alone: ${line(alone)}`);
+      log(`${kind.padEnd(8)} with a ${(body.length / 2 ** 20).toFixed(1)} MiB upload (complete in ${uploadSeconds.toFixed(2)} s): ${line(result.during)}`);
+    } finally {
+      await server.close();
+    }
+  }
+  return results;
+}
+
 /**
  * 20 uploaders sending small SARIF files to 5 repositories while 64 connections read those
  * repositories' status; then every acknowledged upload is checked in the database.
  */
-export async function benchMixed(log: (line: string) => void): Promise<MixedResult[]> {
+async function benchMixedLoad(log: (line: string) => void): Promise<MixedResult[]> {
   const { postgresAvailable, startBenchServer } = await import('./support.js');
   const { createReadKey, runLoad } = await import('./api.js');
   const { seedRepos } = await import('./seed.js');
@@ -224,5 +328,13 @@ export function mixedTargets(results: MixedResult[]): string[] {
     const clean = r.errors === 0 && r.lost === 0 && r.notComplete === 0 && r.statusMismatches === 0 && r.readErrors === 0;
     const met = clean && r.readP99 < 50 && r.loopDelayP99 < 20;
     return `${r.database}: ${clean ? 'no upload lost or failed, every one complete' : 'uploads NOT all clean'}, read p99 ${r.readP99} ms, loop delay p99 ${r.loopDelayP99} ms: target ${met ? 'met' : 'missed'}.`;
+  });
+}
+
+/** The mixed-load targets applied to steady reads beside one large upload: read p99 under 50 ms, loop delay p99 under 20 ms, no error. */
+export function largeUploadTargets(results: LargeUploadResult[]): string[] {
+  return results.map(({ database, bytes, during, alone }) => {
+    const met = during.errors === 0 && during.p99 < 50 && during.loopP99 < 20;
+    return `${database}: beside a ${(bytes / 2 ** 20).toFixed(1)} MiB upload, read p99 ${during.p99} ms (alone ${alone.p99} ms) and loop delay p99 ${during.loopP99} ms (alone ${alone.loopP99} ms); the longest read ${during.max} ms, the longest loop delay ${during.loopMax} ms: target ${met ? 'met' : 'missed'}.`;
   });
 }
