@@ -19,6 +19,23 @@ export async function copyInSlices(bytes: Uint8Array): Promise<Uint8Array<ArrayB
   return copy;
 }
 
+/** `chunks` (of `size` bytes in all) joined into one buffer, a turn of the event loop every slice's worth. */
+export async function joinInSlices(chunks: readonly Uint8Array[], size: number): Promise<Buffer> {
+  const whole = Buffer.allocUnsafeSlow(size);
+  let offset = 0;
+  let sinceTurn = 0;
+  for (const chunk of chunks) {
+    if (sinceTurn >= SLICE_BYTES) {
+      await turn();
+      sinceTurn = 0;
+    }
+    whole.set(chunk, offset);
+    offset += chunk.length;
+    sinceTurn += chunk.length;
+  }
+  return whole;
+}
+
 /** The SHA-256 of `bytes`, in hex. */
 export async function sha256InSlices(bytes: Uint8Array): Promise<string> {
   const hash = createHash('sha256');

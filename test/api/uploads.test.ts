@@ -78,6 +78,14 @@ describe.each(DB_KINDS)('uploads on %s', (kind) => {
     expect(byHeader.json().format).toBe('cyclonedx');
     const byContent = await post(gzipSync(corpus('spdx/trivy-conda-2.2.spdx.json')));
     expect(byContent.json().format).toBe('spdx');
+    // Two members, as `cat a.gz b.gz` makes: one document.
+    const halves = [sbom.subarray(0, 1000), sbom.subarray(1000)].map((half) => gzipSync(half));
+    const twoMembers = await post(Buffer.concat(halves), { 'content-encoding': 'gzip' });
+    expect(twoMembers.json().sha256).toBe(createHash('sha256').update(sbom).digest('hex'));
+    const truncated = await post(gzipSync(sbom).subarray(0, 200), { 'content-encoding': 'gzip' });
+    expect(truncated.statusCode).toBe(400);
+    expect(truncated.headers['content-type']).toContain('application/problem+json');
+    expect(truncated.json().detail).toMatch(/not valid gzip/);
 
     const form = new FormData();
     form.set('category', 'deps');
