@@ -9,13 +9,18 @@ import { setImmediate as turn } from 'node:timers/promises';
  */
 const SLICE_BYTES = 2 * 1024 * 1024;
 
+/** Calls `work` on each slice of `bytes` in order, with its offset, a turn of the event loop between them. */
+async function eachSlice(bytes: Uint8Array, work: (slice: Uint8Array, offset: number) => void): Promise<void> {
+  for (let offset = 0; offset < bytes.length; offset += SLICE_BYTES) {
+    if (offset > 0) await turn();
+    work(bytes.subarray(offset, offset + SLICE_BYTES), offset);
+  }
+}
+
 /** A copy of `bytes` in memory of its own (an ArrayBuffer that can be moved to another thread). */
 export async function copyInSlices(bytes: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
   const copy = new Uint8Array(bytes.length);
-  for (let offset = 0; offset < bytes.length; offset += SLICE_BYTES) {
-    if (offset > 0) await turn();
-    copy.set(bytes.subarray(offset, offset + SLICE_BYTES), offset);
-  }
+  await eachSlice(bytes, (slice, offset) => copy.set(slice, offset));
   return copy;
 }
 
@@ -39,9 +44,6 @@ export async function joinInSlices(chunks: readonly Uint8Array[], size: number):
 /** The SHA-256 of `bytes`, in hex. */
 export async function sha256InSlices(bytes: Uint8Array): Promise<string> {
   const hash = createHash('sha256');
-  for (let offset = 0; offset < bytes.length; offset += SLICE_BYTES) {
-    if (offset > 0) await turn();
-    hash.update(bytes.subarray(offset, offset + SLICE_BYTES));
-  }
+  await eachSlice(bytes, (slice) => hash.update(slice));
   return hash.digest('hex');
 }
