@@ -37,9 +37,10 @@ export function dialectOf(db: Kysely<Database>): Dialect {
 /**
  * `connections`: the pool's size (an in-memory SQLite database has one connection: each would be a
  * database of its own). `checkpoints`: whether SQLite connections checkpoint the write-ahead log
- * when their commit grows it past 1,000 pages (SQLite's default). A process whose ingest thread
- * checkpoints turns it off for its request thread, because the checkpoint runs inside the commit:
- * storing a 60 MiB upload's 4.5 MiB of gzip held every request for 70-95 ms.
+ * when their commit grows it past 1,000 pages (SQLite's default). Where an ingest thread runs, it is
+ * off on both of the process's threads, because the checkpoint runs inside the commit: storing a
+ * 60 MiB upload's 4.5 MiB of gzip held every request for 70-95 ms, and an upload's results waited
+ * 0.2-0.3 s for theirs. The ingest thread checkpoints on a timer instead (scans/ingest-thread.ts).
  */
 export function openDatabase(config: DatabaseConfig, connections = 10, { checkpoints = true } = {}): Db {
   const kysely = config.kind === 'sqlite'

@@ -9,9 +9,10 @@ const MiB = 1024 * 1024;
 
 /**
  * SQLite copies its write-ahead log into the database file (a checkpoint) inside the commit that
- * grows the log past 1,000 pages. A request thread whose process has an ingest thread leaves that to
- * the ingest thread (main.ts), so that no request waits for a checkpoint: its commits only append to
- * the log, and the database file takes the pages when the ingest thread checkpoints.
+ * grows the log past 1,000 pages. Where a process has an ingest thread, no commit of either thread
+ * checkpoints (main.ts, scans/ingest-thread.ts), so that no request and no upload's results wait for
+ * one: commits only append to the log, and the database file takes the pages when the ingest
+ * thread's timer checkpoints.
  */
 describe('SQLite checkpoints', () => {
   let database: TestDatabase;

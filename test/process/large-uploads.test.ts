@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { sarifLog } from '../support/sarif.js';
@@ -39,6 +40,10 @@ describe('large uploads through the ingest thread (SQLite)', () => {
     const [a, b] = [await postUpload(serve.url!, key, repo.id, first, 'first'), await postUpload(serve.url!, key, repo.id, second, 'second')];
     expect(await settled(a.id)).toMatchObject({ status: 'complete', counts: { new: 6000 } });
     expect(await settled(b.id)).toMatchObject({ status: 'complete', counts: { new: 7000 } });
+    // No commit checkpoints in this process (scans/ingest-thread.ts): the ingest thread's timer moves
+    // the write-ahead log, which now holds both uploads' findings, into the database file.
+    const file = (database.config as { file: string }).file;
+    await expect.poll(() => fs.statSync(file).size, { timeout: 5000, interval: 100 }).toBeGreaterThan(8 * MiB);
     const page = await fetch(`${serve.url}/api/v1/repos/${repo.id}/findings?introduced_in=${b.id}&per_page=100`, { headers: { cookie } });
     expect(page.headers.get('x-total-count')).toBe('7000');
     const items = (await page.json()) as { rule_id: string; file_path: string }[];
