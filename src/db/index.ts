@@ -6,6 +6,7 @@ import { Kysely, Migrator, PostgresAdapter, PostgresDialect, sql } from 'kysely'
 import type { Database } from './schema.js';
 import { PooledSqliteDialect } from './sqlite-driver.js';
 import { copyAwarePool } from './copy.js';
+import { fromPgTimestamptz } from './time.js';
 import { latestMigration, migrationProvider } from './migrations/index.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -88,8 +89,6 @@ function createOwnerOnly(file: string): void {
 
 const TIMESTAMPTZ_OID = 1184;
 const INT8_OID = 20;
-// Made once: pg asks for each column's parser on every query's result.
-const isoTime = (value: string) => new Date(value).toISOString();
 
 function openPostgres(url: string, connections: number): Kysely<Database> {
   const pool = new pg.Pool({
@@ -98,7 +97,7 @@ function openPostgres(url: string, connections: number): Kysely<Database> {
     connectionTimeoutMillis: 5000,
     types: {
       getTypeParser: ((oid: number, format?: string) => {
-        if (oid === TIMESTAMPTZ_OID) return isoTime;
+        if (oid === TIMESTAMPTZ_OID) return fromPgTimestamptz;
         if (oid === INT8_OID) return Number;
         return pg.types.getTypeParser(oid, format as 'text');
       }) as typeof pg.types.getTypeParser,
