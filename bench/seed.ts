@@ -17,14 +17,15 @@ import type { Severity } from '../src/scans/parsers/types.js';
 /**
  * Adds `count` repositories to an org in one transaction; returns their ids, oldest first. With
  * `scanned`, each also has one completed upload of a clean scan (an analysis with no open findings)
- * and its repo_status row, as an org whose repositories all run CI scans would.
+ * and its repo_status row, as an org whose repositories all run CI scans would. Names are `prefix`
+ * and a number: a second call into one org needs a prefix of its own.
  */
-export async function seedRepos(db: Db, orgId: string, count: number, { scanned = false } = {}): Promise<string[]> {
+export async function seedRepos(db: Db, orgId: string, count: number, { scanned = false, prefix = 'bench-repo' } = {}): Promise<string[]> {
   const base = Date.now() - count;
   const rows: RepoRow[] = Array.from({ length: count }, (_, i) => {
     // Distinct, increasing creation times, so the list's order (created_at, id) is the seeding order.
     const at = new Date(base + i).toISOString();
-    const name = `bench-repo-${String(i).padStart(6, '0')}`;
+    const name = `${prefix}-${String(i).padStart(6, '0')}`;
     return { id: newId(), org_id: orgId, name, name_key: name, url: `https://git.example.com/bench/${name}`, default_branch: 'main', created_at: at, updated_at: at };
   });
   await db.kysely.transaction().execute(async (trx) => {
