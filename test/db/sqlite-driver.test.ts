@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/index.js';
 import { bulkInsert } from '../../src/db/bulk-insert.js';
@@ -60,5 +61,51 @@ describe('SQLite connections of one instance while another connection writes', (
       throw new Error('roll back');
     })).rejects.toThrow('roll back');
     expect(await db.kysely.selectFrom('orgs').select('id').where('id', 'in', ['bulk-1', 'bulk-2']).execute()).toEqual([]);
+  });
+});
+
+/**
+ * Readers return arrays that the driver makes into rows, by the column names it read as the statement
+ * ran: the rows must be what better-sqlite3's own objects were, also after the schema changed under a
+ * statement the connection keeps prepared.
+ */
+describe('SQLite rows', () => {
+  let database: TestDatabase;
+  let db: Db;
+  let other: SQLite.Database;
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    // One connection, so every query runs on the statements it keeps.
+    db = openDatabase(database.config, 1);
+    other = new SQLite((database.config as { file: string }).file);
+    other.exec(`create table tools (id text primary key, name text not null, runs integer, score real, raw blob)`);
+    other.prepare('insert into tools values (?, ?, ?, ?, ?)').run('t1', 'Semgrep', 3, 0.5, Buffer.from('x'));
+    other.prepare('insert into tools values (?, ?, ?, ?, ?)').run('t2', 'Trivy', null, null, null);
+  });
+  afterAll(async () => {
+    other.close();
+    await db.close();
+    await database.drop();
+  });
+
+  const all = async (query: string) => (await sql.raw<Record<string, unknown>>(query).execute(db.kysely)).rows;
+
+  it('are objects of every column by name, null, numbers and bytes as SQLite gave them', async () => {
+    expect(await all('select * from tools order by id')).toEqual([
+      { id: 't1', name: 'Semgrep', runs: 3, score: 0.5, raw: Buffer.from('x') },
+      { id: 't2', name: 'Trivy', runs: null, score: null, raw: null },
+    ]);
+    expect(await all('select id, name as id from tools where id = \'t1\'')).toEqual([{ id: 'Semgrep' }]);
+    expect(await all('select * from tools where id = \'none\'')).toEqual([]);
+  });
+
+  it('follow the schema when another connection adds, drops or renames a column under a kept statement', async () => {
+    const statement = 'select * from tools order by id';
+    expect(Object.keys((await all(statement))[0]!)).toEqual(['id', 'name', 'runs', 'score', 'raw']);
+    other.exec(`alter table tools add column vendor text default 'acme'`);
+    expect((await all(statement))[0]).toEqual({ id: 't1', name: 'Semgrep', runs: 3, score: 0.5, raw: Buffer.from('x'), vendor: 'acme' });
+    other.exec('alter table tools rename column runs to scans');
+    other.exec('alter table tools drop column score');
+    expect((await all(statement))[1]).toEqual({ id: 't2', name: 'Trivy', scans: null, raw: null, vendor: 'acme' });
   });
 });
