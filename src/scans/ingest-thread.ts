@@ -35,7 +35,8 @@ const pool = startWorkers({
 
 // The only checkpoints of the process (main.ts: the request thread makes none, as one runs inside a
 // commit and would hold every request). Between uploads at the latest: the workers yield to timers
-// after each (jobs/loops.ts), so the log holds at most the upload in hand and the one before.
+// after each (jobs/loops.ts), so the log holds about a second of commits, or, when uploads take
+// longer, the one in hand and the one before.
 const checkpoints = db.dialect === 'sqlite'
   ? setInterval(() => db.checkpoint().catch((error: unknown) => log.warn({ err: error }, 'checkpointing the database failed')), CHECKPOINT_MS)
   : undefined;
