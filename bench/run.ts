@@ -123,7 +123,7 @@ function ingestSection(results: IngestResult[]): string {
     'PostgreSQL, 20,000 components under 1 s, peak memory under 1 GiB. Peers for comparison: DefectDojo imports',
     'about 50 findings/s; Dependency-Track processed 5,915 components in about 1.7 s. A re-upload where every line',
     'moved (code moved; every finding keeps its identity and gets new lines) costs at most 1.25x the first upload.',
-    'The five cases run in this order into one repository, the whole sequence three times (`BENCH_INGEST_ROUNDS`) on',
+    `The five cases run in this order into one repository, the whole sequence ${results[0]?.runs.length ?? 0} times (\`BENCH_INGEST_ROUNDS\`) on`,
     'the same server, each time into a repository of its own: the table has each case\'s median time and its highest',
     'peak, and the rounds\' times are listed below it.',
     '',
