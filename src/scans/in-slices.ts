@@ -9,24 +9,15 @@ import { setImmediate as turn } from 'node:timers/promises';
  */
 const SLICE_BYTES = 2 * 1024 * 1024;
 
-/** Calls `work` on each slice of `bytes` in order, with its offset, a turn of the event loop between them. */
-async function eachSlice(bytes: Uint8Array, work: (slice: Uint8Array, offset: number) => void): Promise<void> {
-  for (let offset = 0; offset < bytes.length; offset += SLICE_BYTES) {
-    if (offset > 0) await turn();
-    work(bytes.subarray(offset, offset + SLICE_BYTES), offset);
-  }
-}
-
-/** A copy of `bytes` in memory of its own (an ArrayBuffer that can be moved to another thread). */
-export async function copyInSlices(bytes: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
-  const copy = new Uint8Array(bytes.length);
-  await eachSlice(bytes, (slice, offset) => copy.set(slice, offset));
-  return copy;
-}
-
-/** `chunks` (of `size` bytes in all) joined into one buffer, a turn of the event loop every slice's worth. */
-export async function joinInSlices(chunks: readonly Uint8Array[], size: number): Promise<Buffer> {
-  const whole = Buffer.allocUnsafeSlow(size);
+/**
+ * `chunks` (of `size` bytes in all) joined into one buffer, a turn of the event loop every slice's
+ * worth. The buffer is shared memory (a SharedArrayBuffer), so the ingest thread reads the document
+ * where it is while this thread stores it: the copy the hand-over made instead took 0.1-0.14 s of a
+ * 33 MiB upload, mostly in page faults of the fresh memory, and held a second copy meanwhile.
+ * Nothing writes to it once joined.
+ */
+export async function joinInSlices(chunks: readonly Uint8Array[], size: number): Promise<Buffer<SharedArrayBuffer>> {
+  const whole = Buffer.from(new SharedArrayBuffer(size));
   let offset = 0;
   let sinceTurn = 0;
   for (const chunk of chunks) {
@@ -44,6 +35,9 @@ export async function joinInSlices(chunks: readonly Uint8Array[], size: number):
 /** The SHA-256 of `bytes`, in hex. */
 export async function sha256InSlices(bytes: Uint8Array): Promise<string> {
   const hash = createHash('sha256');
-  await eachSlice(bytes, (slice) => hash.update(slice));
+  for (let offset = 0; offset < bytes.length; offset += SLICE_BYTES) {
+    if (offset > 0) await turn();
+    hash.update(bytes.subarray(offset, offset + SLICE_BYTES));
+  }
   return hash.digest('hex');
 }

@@ -46,7 +46,7 @@ export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRe
     refService: refService(refs, authorizedRepo),
     service: scanService({
       uploads, results, refs, authorizedRepo, admitRepo, settlements,
-      onReceived: async (uploadId, format, content) => pool?.handOver(uploadId, format, content),
+      onReceived: (uploadId, format, content) => pool?.handOver(uploadId, format, content),
       onAccepted: (format) => {
         events.accepted?.(format);
         pool?.wake();
@@ -57,7 +57,7 @@ export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRe
     startWorkers(count: number, log: FastifyBaseLogger): void {
       if (count <= 0) return;
       pool = !runsIngestThread(config.database, count)
-        ? { ...startWorkers({ db, uploads, log, events }, count, options), handOver: async (uploadId, _format, content) => handedOver.put(uploadId, content) }
+        ? { ...startWorkers({ db, uploads, log, events }, count, options), handOver: (uploadId, _format, content) => handedOver.put(uploadId, content) }
         : startIngestThread({ database: config.database, count, options, logLevel: log.level ?? 'silent', handOverBytes }, events, log);
     },
 

@@ -33,11 +33,11 @@ export interface ScanServiceDeps {
   admitRepo: AdmitRepo;
   settlements: SettlementWatch;
   /**
-   * Called once an upload's format is known, before it is stored: its document goes to this
-   * instance's workers, which may start parsing it while it is being stored; resolves once it is
-   * on its way (before it is stored, so before any worker can claim it).
+   * Called once an upload's format is known, before it is stored (so before any worker can claim
+   * it): its document goes to this instance's workers, which may start parsing it while it is
+   * being stored.
    */
-  onReceived(uploadId: string, format: string, content: Buffer): Promise<void>;
+  onReceived(uploadId: string, format: string, content: Buffer<SharedArrayBuffer>): void;
   /** Called once an upload is stored, to wake a worker. */
   onAccepted(format: string): void;
 }
@@ -86,7 +86,7 @@ export function scanService(deps: ScanServiceDeps) {
         throw error;
       }
       const id = newId();
-      await deps.onReceived(id, format, received.content);
+      deps.onReceived(id, format, received.content);
       const upload = await uploads.insert({
         id, repository_id: repo.id, format,
         size_bytes: received.content.length, category: context.category ?? '',

@@ -16,8 +16,8 @@ export interface UploadContext {
 }
 
 export interface ReceivedUpload {
-  /** The document, decompressed. */
-  content: Buffer;
+  /** The document, decompressed, in memory the ingest thread can share (see joinInSlices). */
+  content: Buffer<SharedArrayBuffer>;
   /** The bytes as received when they were gzip (a SARIF is a fourteenth of its size), else null. */
   gzip: Buffer | null;
   contentType: string | undefined;
@@ -82,7 +82,7 @@ function isStream(body: unknown): body is Readable {
  * destroyed), joined in slices (in-slices.ts): joining a 60 MiB document at once held every other
  * request for about 55 ms.
  */
-async function readAll(source: Readable, limit: number, tooLargeError: () => HttpProblem): Promise<Buffer> {
+async function readAll(source: Readable, limit: number, tooLargeError: () => HttpProblem): Promise<Buffer<SharedArrayBuffer>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of source) {
@@ -96,7 +96,7 @@ async function readAll(source: Readable, limit: number, tooLargeError: () => Htt
   return joinInSlices(chunks, size);
 }
 
-function readLimited(stream: Readable, limit: number): Promise<Buffer> {
+function readLimited(stream: Readable, limit: number): Promise<Buffer<SharedArrayBuffer>> {
   return readAll(stream, limit, () => tooLarge(limit));
 }
 
@@ -104,7 +104,7 @@ function readLimited(stream: Readable, limit: number): Promise<Buffer> {
  * The gzip body inflated, on libuv's thread pool, stopping at the limit: a bomb never grows past it.
  * A stream, not zlib's gunzip(), which joins the pieces at once (the CLI always sends gzip).
  */
-async function inflate(raw: Buffer, limit: number): Promise<Buffer> {
+async function inflate(raw: Buffer, limit: number): Promise<Buffer<SharedArrayBuffer>> {
   const gunzip = createGunzip();
   try {
     return await readAll(gunzip.end(raw), limit, () => tooLarge(limit, 'decompressed '));

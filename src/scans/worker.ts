@@ -7,7 +7,6 @@ import { ParseError, type NormalisedScan, type ScanFormat } from './parsers/type
 import { applyScan, REMATCH_FORMAT } from './ingest.js';
 import type { ImportCounts } from './severity.js';
 import { stripNul } from './strip-nul.js';
-import { copyInSlices } from './in-slices.js';
 import type { ClaimedUpload, UploadStore } from './upload-store.js';
 import { startLoops, type Loops } from '../jobs/loops.js';
 
@@ -33,9 +32,10 @@ export interface WorkerPool extends Loops {
   /**
    * An upload this instance is storing, with its document, for the worker that claims it: see
    * HandedOver. The ingest thread parses a large one at once, while the instance stores it.
-   * Resolves once the document is on its way, so it is there before the upload can be claimed.
+   * Called before the upload is stored, so the document is there before the upload can be claimed.
+   * The document is shared memory (joinInSlices): the thread reads it where it is, with no copy.
    */
-  handOver(uploadId: string, format: string, content: Buffer): Promise<void>;
+  handOver(uploadId: string, format: string, content: Buffer<SharedArrayBuffer>): void;
 }
 
 /** What the ingest thread is started with. */
@@ -54,8 +54,8 @@ export type IngestThreadEvent =
   | { type: 'failed'; format: string; reason: string }
   | { type: 'settled'; uploadId: string };
 
-/** What the instance tells its ingest thread. A document crosses as a Uint8Array (a copy of the instance's). */
-export type IngestThreadCommand = { type: 'wake' } | { type: 'stop' } | { type: 'hand-over'; uploadId: string; format: string; content: Uint8Array };
+/** What the instance tells its ingest thread. A document crosses as a Uint8Array over the instance's shared memory, not a copy. */
+export type IngestThreadCommand = { type: 'wake' } | { type: 'stop' } | { type: 'hand-over'; uploadId: string; format: string; content: Uint8Array<SharedArrayBuffer> };
 
 /**
  * Runs the ingest workers in a thread of their own (`ingest-thread.ts`) with their own database
@@ -90,13 +90,7 @@ export function startIngestThread(data: IngestThreadData, events: UploadEvents, 
   start();
   return {
     wake: () => thread.postMessage({ type: 'wake' } satisfies IngestThreadCommand),
-    handOver: async (uploadId, format, content) => {
-      // One copy, moved to the thread: the instance still stores `content`, and cloning it in the
-      // message would copy it twice (into the message, then out of it). Made in slices, as the
-      // whole copy at once held every request for 60-70 ms with a 60 MiB document.
-      const copy = await copyInSlices(content);
-      thread.postMessage({ type: 'hand-over', uploadId, format, content: copy } satisfies IngestThreadCommand, [copy.buffer]);
-    },
+    handOver: (uploadId, format, content) => thread.postMessage({ type: 'hand-over', uploadId, format, content } satisfies IngestThreadCommand),
     stop: () => new Promise<void>((resolve) => {
       stopping = true;
       // Between an unexpected exit and the restart there is no thread to wait for.
