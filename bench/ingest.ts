@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { generateCycloneDx, generateSarif } from './generate.js';
-import { postgresAvailable, startBenchServer, timeUpload, trackPeakMemory } from './support.js';
+import { postgresAvailable, startBenchServer, trackPeakMemory } from './support.js';
+import { shared, timeUpload } from './client.js';
 import { seedRepos } from './seed.js';
 
 export interface IngestResult {
@@ -30,12 +31,12 @@ export async function benchIngest(log: (line: string) => void): Promise<IngestRe
   const sarifChanged = generateSarif({ results: 100_000, runs: 4, changed: 0.1 });
   const sarifMoved = generateSarif({ results: 100_000, runs: 4, moved: 1 });
   const sbom = generateCycloneDx(20_000);
-  const cases: [string, Buffer, number][] = [
-    ['SARIF, 100,000 results in 4 runs (first upload)', sarif, 100_000],
-    ['same SARIF with 10% of results changed', sarifChanged, 100_000],
-    ['CycloneDX, 20,000 components', sbom, 20_000],
-    ['SARIF 100,000 results, gzip', gzipSync(sarif), 100_000],
-    ['same SARIF with every line moved by one', sarifMoved, 100_000],
+  const cases: [string, Uint8Array, number][] = [
+    ['SARIF, 100,000 results in 4 runs (first upload)', shared(sarif), 100_000],
+    ['same SARIF with 10% of results changed', shared(sarifChanged), 100_000],
+    ['CycloneDX, 20,000 components', shared(sbom), 20_000],
+    ['SARIF 100,000 results, gzip', shared(gzipSync(sarif)), 100_000],
+    ['same SARIF with every line moved by one', shared(sarifMoved), 100_000],
   ];
   const kinds: ('sqlite' | 'postgres')[] = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
   const results: IngestResult[] = [];

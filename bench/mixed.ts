@@ -1,11 +1,11 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import type { BenchServer } from './support.js';
 import type { LoadResult } from './api.js';
 import { generateSarif } from './generate.js';
+import { inWorker, shared, uploadInWorker } from './client.js';
 
 // The uploader worker thread loads this module afresh from disk: its static imports stay minimal
-// (generate.js only), so the worker never loads the server's code; benchMixed imports that itself.
+// (generate.js and client.js only), so the worker never loads the server's code; benchMixed imports that itself.
 
 const UPLOADERS = 20;
 const REPOS = 5;
@@ -104,53 +104,6 @@ export async function runUploaders(job: UploaderJob): Promise<UploaderReport> {
   return report;
 }
 
-/**
- * Runs in a worker thread (see inWorker), so that sending 60 MiB does not take the server's event loop:
- * after `delayMs`, POSTs the document and polls the upload every 10 ms until it is complete.
- * Resolves with the seconds from the first byte sent to complete.
- * @public the worker imports it by name.
- */
-export async function uploadLarge(job: { origin: string; key: string; repoId: string; body: Uint8Array; delayMs: number }): Promise<number> {
-  await new Promise((resolve) => setTimeout(resolve, job.delayMs));
-  const authorization = `Bearer ${job.key}`;
-  const started = performance.now();
-  const res = await fetch(`${job.origin}/api/v1/repos/${job.repoId}/upload`, {
-    method: 'POST', headers: { authorization, 'content-type': 'application/sarif+json' }, body: job.body,
-  });
-  if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
-  const { id } = (await res.json()) as { id: string };
-  for (;;) {
-    const upload = (await (await fetch(`${job.origin}/api/v1/uploads/${id}`, { headers: { authorization } })).json()) as { status?: string; error?: string };
-    if (upload.status === 'complete') return (performance.now() - started) / 1000;
-    if (upload.status === 'failed') throw new Error(`upload failed: ${upload.error}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/**
- * Calls an export of this module in a worker thread, with tsx registered there too (bench code is
- * TypeScript run by tsx). Resolves with its result; `onStart` runs once the worker has loaded it.
- */
-function inWorker<T>(exportName: string, data: unknown, onStart: () => void): Promise<T> {
-  const register = import.meta.resolve('tsx/esm/api');
-  const code = `
-    const { parentPort, workerData } = require('node:worker_threads');
-    import(${JSON.stringify(register)})
-      .then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); })
-      .then((module) => { parentPort.postMessage({ started: true }); return module[workerData.exportName](workerData.data); })
-      .then((result) => parentPort.postMessage({ result }), (error) => parentPort.postMessage({ error: String(error && error.stack || error) }));`;
-  return new Promise<T>((resolve, reject) => {
-    const worker = new Worker(code, { eval: true, workerData: { exportName, data } });
-    worker.on('message', (message: { started?: boolean; result?: T; error?: string }) => {
-      if (message.started) return onStart();
-      void worker.terminate();
-      if (message.error !== undefined) reject(new Error(message.error));
-      else resolve(message.result as T);
-    });
-    worker.on('error', reject);
-  });
-}
-
 /** Waits until no upload of these repositories is pending or processing (bounded). */
 async function drain(server: BenchServer, repoIds: string[]): Promise<void> {
   const until = performance.now() + DRAIN_TIMEOUT_MS;
@@ -204,7 +157,7 @@ async function benchLargeUpload(log: (line: string) => void): Promise<LargeUploa
   const { createReadKey, runLoad } = await import('./api.js');
   const { seedRepos } = await import('./seed.js');
   const kinds: ('sqlite' | 'postgres')[] = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
-  const body = generateSarif({ results: LARGE_RESULTS, runs: 4 });
+  const body = shared(generateSarif({ results: LARGE_RESULTS, runs: 4 }));
   const results: LargeUploadResult[] = [];
   for (const kind of kinds) {
     const server = await startBenchServer(kind);
@@ -225,8 +178,8 @@ async function benchLargeUpload(log: (line: string) => void): Promise<LargeUploa
       const alone = await steady(reads(STEADY_ALONE_SECONDS), aloneLoop);
       const duringLoop = monitorEventLoopDelay({ resolution: 10 });
       let during: Promise<SteadyReads> | undefined;
-      const job = { origin: server.origin, key: server.key, repoId: server.repoId, body, delayMs: LARGE_DELAY_MS };
-      const uploadSeconds = await inWorker<number>('uploadLarge', job, () => {
+      const job = { origin: server.origin, key: server.key, repoId: server.repoId, body, contentType: 'application/sarif+json', delayMs: LARGE_DELAY_MS };
+      const { seconds: uploadSeconds } = await uploadInWorker(job, () => {
         duringLoop.enable();
         during = steady(reads(STEADY_DURING_SECONDS), duringLoop);
       });
@@ -262,7 +215,7 @@ async function benchMixedLoad(log: (line: string) => void): Promise<MixedResult[
       let readLoad: Promise<ReadLoad> | undefined;
       const loop = monitorEventLoopDelay({ resolution: 10 });
       const job: UploaderJob = { origin: server.origin, key: server.key, repoIds, uploaders: UPLOADERS, seconds: SECONDS };
-      const report = await inWorker<UploaderReport>('runUploaders', job, () => {
+      const report = await inWorker<UploaderReport>(import.meta.url, 'runUploaders', job, () => {
         loop.enable();
         readLoad = runLoad({ origin: server.origin, paths, headers: { authorization: `Bearer ${readKey}` }, connections: READ_CONNECTIONS, seconds: SECONDS });
       });

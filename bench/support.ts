@@ -10,6 +10,7 @@ import { openDatabase, type Db } from '../src/db/index.js';
 import { newId } from '../src/db/ids.js';
 import { now } from '../src/db/time.js';
 import { runsIngestThread } from '../src/scans/index.js';
+import { timeUpload } from './client.js';
 
 export const PG_ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECRET = randomBytes(32).toString('hex');
@@ -85,25 +86,6 @@ async function warmUp(db: Db, userId: string, origin: string, key: string): Prom
   const { repoId } = await seedOrg(db, userId, 'bench-warm-up');
   const sarif = { version: '2.1.0', runs: [{ tool: { driver: { name: 'warm-up' } }, results: [{ ruleId: 'r', message: { text: 'm' } }] }] };
   await timeUpload({ origin, key }, repoId, Buffer.from(JSON.stringify(sarif)));
-}
-
-/** From the first byte sent to `complete`: POST the document, then poll the upload until it is done. */
-export async function timeUpload(server: Pick<BenchServer, 'origin' | 'key'>, repoId: string, body: Buffer): Promise<{ seconds: number; upload: Record<string, unknown> }> {
-  const started = performance.now();
-  const res = await fetch(`${server.origin}/api/v1/repos/${repoId}/upload`, {
-    method: 'POST', headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/octet-stream' }, body,
-  });
-  if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
-  const { id } = (await res.json()) as { id: string };
-  for (;;) {
-    const poll = await fetch(`${server.origin}/api/v1/uploads/${id}`, { headers: { authorization: `Bearer ${server.key}` } });
-    const upload = (await poll.json()) as Record<string, unknown>;
-    if (upload.status === 'complete' || upload.status === 'failed') {
-      if (upload.status === 'failed') throw new Error(`upload failed: ${String(upload.error)}`);
-      return { seconds: (performance.now() - started) / 1000, upload };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 function freePort(): Promise<number> {
