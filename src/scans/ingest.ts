@@ -6,7 +6,7 @@ import { now } from '../db/time.js';
 import { fingerprintDistinct, type DistinctFindings } from './fingerprint.js';
 import { holdsClaim } from './upload-store.js';
 import { refreshRefState, refreshRefTotals } from './status-store.js';
-import { trackingStore, type ExistingFinding, type FindingDetails, type IngestDismissal, type NewFinding, type TrackingStore } from './tracking-store.js';
+import { trackingStore, type ExistingFinding, type FindingDetails, type FindingPlace, type IngestDismissal, type NewFinding, type TrackingStore } from './tracking-store.js';
 import { noChanges, zeroCounts, type SeverityChanges } from './severity.js';
 import { SEVERITY_RANK } from './parsers/severity.js';
 import { judgeUpload } from '../gates/judge.js';
@@ -218,6 +218,7 @@ async function trackFindings(
   const undismissedIds: string[] = [];
   const inserts: NewFinding[] = [];
   const changed: FindingDetails[] = [];
+  const moved: FindingPlace[] = [];
   let unchanged = 0;
   let returnedDismissed = 0;
   for (const [fingerprint, finding] of incoming) {
@@ -237,10 +238,13 @@ async function trackFindings(
       if (isDismissed && before.state !== 'dismissed') dismissedIds.push(before.id);
       if (!isDismissed && before.state === 'dismissed') undismissedIds.push(before.id);
     }
-    if (detailsChanged(before, finding, occurrences)) changed.push({ id: before.id, ...details(finding, occurrences), updated_at: at });
+    const change = changeOf(before, finding, occurrences);
+    if (change === 'details') changed.push({ id: before.id, ...details(finding, occurrences), updated_at: at });
+    else if (change === 'place') moved.push({ id: before.id, ...place(finding), updated_at: at });
   }
   await store.insertFindings(inserts);
   await store.updateDetails(analysisId, changed);
+  await store.updatePlaces(analysisId, moved);
   await store.setState(fixedIds, { state: 'fixed', fixed_at: at, fixed_upload_id: upload.id, updated_at: at });
   await store.setState(reopenedIds, { state: 'open', fixed_at: null, fixed_upload_id: null, reopened_at: at, reopened_upload_id: upload.id, updated_at: at });
   await store.setState(dismissedIds, { state: 'dismissed', fixed_at: null, fixed_upload_id: null, updated_at: at });
@@ -259,17 +263,26 @@ async function trackFindings(
 function details(f: NormalisedFinding, occurrences: number) {
   return {
     rule_name: f.ruleName, message: f.message, severity: f.severity, severity_rank: SEVERITY_RANK[f.severity],
-    level: f.level, kind: f.kind, file_path: f.filePath, start_line: f.startLine, end_line: f.endLine,
+    level: f.level, kind: f.kind, file_path: f.filePath, ...place(f),
     package_name: f.packageName, package_version: f.packageVersion, purl: f.purl, help_uri: f.helpUri,
     commit_sha: f.commitSha, occurrences, aliases: f.aliases ? JSON.stringify(f.aliases) : null, fixed_versions: fixedVersions(f),
-    locations: f.locations ? JSON.stringify(f.locations) : null, snippet: f.snippet,
   };
 }
 
-function detailsChanged(before: ExistingFinding, f: NormalisedFinding, occurrences: number): boolean {
-  return before.severity !== f.severity || before.message !== f.message || before.start_line !== f.startLine
-    || before.end_line !== f.endLine || before.file_path !== f.filePath || before.rule_name !== f.ruleName
-    || before.commit_sha !== f.commitSha || before.occurrences !== occurrences || before.fixed_versions !== fixedVersions(f);
+/** Where the finding is in the code: what changes when code moves. */
+function place(f: NormalisedFinding) {
+  return { start_line: f.startLine, end_line: f.endLine, locations: f.locations ? JSON.stringify(f.locations) : null, snippet: f.snippet };
+}
+
+/**
+ * What a re-import changes of a finding it already has: nothing; only its place, when code moved
+ * (most findings of a re-import after a refactor, each written with its place alone); or what the
+ * tool says of it, written with all its details.
+ */
+function changeOf(before: ExistingFinding, f: NormalisedFinding, occurrences: number): 'none' | 'place' | 'details' {
+  if (before.severity !== f.severity || before.message !== f.message || before.file_path !== f.filePath || before.rule_name !== f.ruleName
+    || before.commit_sha !== f.commitSha || before.occurrences !== occurrences || before.fixed_versions !== fixedVersions(f)) return 'details';
+  return before.start_line !== f.startLine || before.end_line !== f.endLine ? 'place' : 'none';
 }
 
 function fixedVersions(f: NormalisedFinding): string | null {

@@ -22,8 +22,21 @@ const DETAIL_NAMES = [
   'rule_name', 'message', 'severity', 'severity_rank', 'level', 'kind', 'file_path', 'start_line', 'end_line', 'package_name',
   'package_version', 'purl', 'help_uri', 'commit_sha', 'occurrences', 'aliases', 'fixed_versions', 'locations', 'snippet', 'updated_at',
 ] as const;
-const DETAIL_COLUMNS = Object.fromEntries(DETAIL_NAMES.map((name) => [name, FINDING_COLUMNS[name]]));
+const DETAIL_COLUMNS = columnsOf(DETAIL_NAMES);
 export type FindingDetails = { id: string } & Pick<NewFinding, (typeof DETAIL_NAMES)[number]>;
+
+/**
+ * Where a finding is: all a re-import writes of a finding whose code only moved. A third of the
+ * parameters of all its details, and none of the indexed columns, which SQLite otherwise updates
+ * in every index that names one, changed or not.
+ */
+const PLACE_NAMES = ['start_line', 'end_line', 'locations', 'snippet', 'updated_at'] as const;
+const PLACE_COLUMNS = columnsOf(PLACE_NAMES);
+export type FindingPlace = { id: string } & Pick<NewFinding, (typeof PLACE_NAMES)[number]>;
+
+function columnsOf(names: readonly (keyof FindingsTable)[]): Record<string, PgColumnType> {
+  return Object.fromEntries(names.map((name) => [name, FINDING_COLUMNS[name]]));
+}
 
 const COMPONENT_COLUMNS: Record<keyof ComponentsTable, PgColumnType> = {
   id: 'text', repository_id: 'text', analysis_id: 'text', upload_id: 'text', ref: 'text', name: 'text', version: 'text',
@@ -137,6 +150,9 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
 
     /** Each finding's details (what the tool says of it now: lines, message, severity, ...) by id; all of one analysis. */
     updateDetails: (analysisId: string, rows: FindingDetails[]) => bulkUpdate(target, 'findings', DETAIL_COLUMNS, rows, { column: 'analysis_id', value: analysisId }),
+
+    /** Each moved finding's place (lines, locations, snippet) by id; all of one analysis. */
+    updatePlaces: (analysisId: string, rows: FindingPlace[]) => bulkUpdate(target, 'findings', PLACE_COLUMNS, rows, { column: 'analysis_id', value: analysisId }),
 
     /** The help of the analysis's rules, as its latest upload gave it. */
     async replaceRuleHelp(analysisId: string, help: Map<string, string>): Promise<void> {

@@ -65,17 +65,20 @@ describe.each(DB_KINDS)('findings across uploads on %s', (kind) => {
   it('writes every moved finding in one pass: same ids, state and first upload, the new lines and details', async () => {
     const repo = await seedRepository(db);
     const fresh = await seedRepository(db);
-    // 600 findings in 60 files; between the uploads every line moves down by one, one severity
-    // changes, and one finding that was fixed comes back at its new line.
+    // 600 findings in 60 files; between the uploads every line moves down by one (a second location
+    // too, where there is one), a formatter rewrites some snippets, one severity changes, and one
+    // finding that was fixed comes back at its new line.
     const at = (i: number, shift: number): SarifResultSpec => ({
       rule: `rule-${i % 7}`, file: `src/file-${i % 60}.js`, line: 10 + i + shift,
       message: `rule-${i % 7} at ${i}`,
       level: i === 6 && shift ? 'error' : 'warning',
+      snippet: i % 5 === 0 && shift ? `call(${i});` : `call( ${i} );`,
+      ...(i % 3 === 0 ? { more: [{ file: `src/caller-${i % 60}.js`, line: 100 + i + shift }] } : {}),
     });
     const before = Array.from({ length: 600 }, (_, i) => at(i, 0));
     const moved = Array.from({ length: 600 }, (_, i) => at(i, 1));
     const columns = ['id', 'fingerprint', 'state', 'first_upload_id', 'created_at', 'rule_id', 'rule_name', 'message', 'severity',
-      'severity_rank', 'level', 'file_path', 'start_line', 'end_line', 'occurrences', 'reopened_upload_id'] as const;
+      'severity_rank', 'level', 'file_path', 'start_line', 'end_line', 'occurrences', 'reopened_upload_id', 'locations', 'snippet'] as const;
     const rows = (repositoryId: string) => db.kysely.selectFrom('findings').select(columns)
       .where('repository_id', '=', repositoryId).orderBy('fingerprint').execute();
 
@@ -98,6 +101,11 @@ describe.each(DB_KINDS)('findings across uploads on %s', (kind) => {
     };
     expect(after.map(details)).toEqual((await rows(fresh)).map(details));
     expect(after.filter((r) => r.level === 'error')).toHaveLength(1);
+    // Where the code moved, the place is the new one: second locations and rewritten snippets too.
+    expect(after.filter((r) => r.snippet === 'call(0);' || r.snippet === 'call(5);')).toHaveLength(2);
+    const zero = after.find((r) => r.message === 'rule-0 at 0')!;
+    expect(zero).toMatchObject({ start_line: 11, snippet: 'call(0);' });
+    expect(JSON.parse(zero.locations!)).toEqual([{ path: 'src/file-0.js', startLine: 11, endLine: 11 }, { path: 'src/caller-0.js', startLine: 101, endLine: 101 }]);
   });
 
   it('stores text exactly as the tool wrote it, whatever characters the bulk write must escape', async () => {

@@ -6,6 +6,10 @@ export interface SarifResultSpec {
   message?: string;
   level?: 'error' | 'warning' | 'note' | 'none';
   securitySeverity?: number;
+  /** The code at the location (region.snippet). */
+  snippet?: string;
+  /** Locations after the first. */
+  more?: { file: string; line: number }[];
 }
 
 export function sarifLog(results: SarifResultSpec[], tool = 'TestScanner'): string {
@@ -19,7 +23,10 @@ export function sarifLog(results: SarifResultSpec[], tool = 'TestScanner'): stri
         ruleId: r.rule,
         level: r.level ?? 'warning',
         message: { text: r.message ?? `${r.rule} found in ${r.file}` },
-        locations: [{ physicalLocation: { artifactLocation: { uri: r.file }, region: { startLine: r.line ?? 1 } } }],
+        locations: [
+          { physicalLocation: { artifactLocation: { uri: r.file }, region: { startLine: r.line ?? 1, ...(r.snippet !== undefined ? { snippet: { text: r.snippet } } : {}) } } },
+          ...(r.more ?? []).map((m) => ({ physicalLocation: { artifactLocation: { uri: m.file }, region: { startLine: m.line } } })),
+        ],
         ...(r.securitySeverity !== undefined ? { properties: { 'security-severity': String(r.securitySeverity) } } : {}),
       })),
     }],
