@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { generateCycloneDx } from './generate.js';
 import { seedRepos } from './seed.js';
 import { postgresAvailable, startBenchServer, trackPeakMemory, type BenchServer } from './support.js';
-import { shared, timeUpload } from './client.js';
+import { timeUpload } from './client.js';
 import { importPath } from '../src/advisories/import-path.js';
 import { matchRef } from '../src/scans/advisory-matching.js';
 import { advisoryZipLimits } from '../src/services.js';
@@ -71,7 +71,7 @@ async function benchOn(database: 'sqlite' | 'postgres', log: (line: string) => v
   const verdict = (what: string, value: string, met: boolean) => out.verdicts.push(`- ${database}: ${what} ${value}: target ${met ? 'met' : 'missed'}.`);
   try {
     const limits = advisoryZipLimits(server.app.services.config);
-    const sbom = shared(generateCycloneDx(20_000));
+    const sbom = generateCycloneDx(20_000);
     const repos = await seedRepos(server.db, server.orgId, 2 * SAMPLES);
     let peak = trackPeakMemory();
     const baselines: number[] = [];

@@ -1,8 +1,9 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import type { BenchServer } from './support.js';
 import type { LoadResult } from './api.js';
 import { generateSarif } from './generate.js';
-import { inWorker, shared, uploadInWorker } from './client.js';
+import { uploadInProcess } from './client.js';
 
 // The uploader worker thread loads this module afresh from disk: its static imports stay minimal
 // (generate.js and client.js only), so the worker never loads the server's code; benchMixed imports that itself.
@@ -104,6 +105,30 @@ export async function runUploaders(job: UploaderJob): Promise<UploaderReport> {
   return report;
 }
 
+/**
+ * Calls an export of this module in a worker thread, with tsx registered there too (bench code is
+ * TypeScript run by tsx). Resolves with its result; `onStart` runs once the worker has loaded it.
+ */
+function inWorker<T>(exportName: string, data: unknown, onStart: () => void): Promise<T> {
+  const register = import.meta.resolve('tsx/esm/api');
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    import(${JSON.stringify(register)})
+      .then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); })
+      .then((module) => { parentPort.postMessage({ started: true }); return module[workerData.exportName](workerData.data); })
+      .then((result) => parentPort.postMessage({ result }), (error) => parentPort.postMessage({ error: String(error && error.stack || error) }));`;
+  return new Promise<T>((resolve, reject) => {
+    const worker = new Worker(code, { eval: true, workerData: { exportName, data } });
+    worker.on('message', (message: { started?: boolean; result?: T; error?: string }) => {
+      if (message.started) return onStart();
+      void worker.terminate();
+      if (message.error !== undefined) reject(new Error(message.error));
+      else resolve(message.result as T);
+    });
+    worker.on('error', reject);
+  });
+}
+
 /** Waits until no upload of these repositories is pending or processing (bounded). */
 async function drain(server: BenchServer, repoIds: string[]): Promise<void> {
   const until = performance.now() + DRAIN_TIMEOUT_MS;
@@ -157,7 +182,7 @@ async function benchLargeUpload(log: (line: string) => void): Promise<LargeUploa
   const { createReadKey, runLoad } = await import('./api.js');
   const { seedRepos } = await import('./seed.js');
   const kinds: ('sqlite' | 'postgres')[] = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
-  const body = shared(generateSarif({ results: LARGE_RESULTS, runs: 4 }));
+  const body = generateSarif({ results: LARGE_RESULTS, runs: 4 });
   const results: LargeUploadResult[] = [];
   for (const kind of kinds) {
     const server = await startBenchServer(kind);
@@ -179,7 +204,7 @@ async function benchLargeUpload(log: (line: string) => void): Promise<LargeUploa
       const duringLoop = monitorEventLoopDelay({ resolution: 10 });
       let during: Promise<SteadyReads> | undefined;
       const job = { origin: server.origin, key: server.key, repoId: server.repoId, body, contentType: 'application/sarif+json', delayMs: LARGE_DELAY_MS };
-      const { seconds: uploadSeconds } = await uploadInWorker(job, () => {
+      const { seconds: uploadSeconds } = await uploadInProcess(job, () => {
         duringLoop.enable();
         during = steady(reads(STEADY_DURING_SECONDS), duringLoop);
       });
@@ -215,7 +240,7 @@ async function benchMixedLoad(log: (line: string) => void): Promise<MixedResult[
       let readLoad: Promise<ReadLoad> | undefined;
       const loop = monitorEventLoopDelay({ resolution: 10 });
       const job: UploaderJob = { origin: server.origin, key: server.key, repoIds, uploaders: UPLOADERS, seconds: SECONDS };
-      const report = await inWorker<UploaderReport>(import.meta.url, 'runUploaders', job, () => {
+      const report = await inWorker<UploaderReport>('runUploaders', job, () => {
         loop.enable();
         readLoad = runLoad({ origin: server.origin, paths, headers: { authorization: `Bearer ${readKey}` }, connections: READ_CONNECTIONS, seconds: SECONDS });
       });
