@@ -6,7 +6,8 @@ import { generateSarif } from './generate.js';
 import { uploadInProcess } from './client.js';
 
 // The uploader worker thread loads this module afresh from disk: its static imports stay minimal
-// (generate.js and client.js only), so the worker never loads the server's code; benchMixed imports that itself.
+// (generate.js and client.js only), so the worker never loads the server's code; benchMixed imports
+// that itself.
 
 const UPLOADERS = 20;
 const REPOS = 5;
