@@ -32,38 +32,38 @@ export async function seedRepos(db: Db, orgId: string, count: number, { scanned 
     const target = { trx, dialect: db.dialect };
     await bulkInsert(target, 'repos', {
       id: 'text', org_id: 'text', name: 'text', name_key: 'text', url: 'text', default_branch: 'text', created_at: 'timestamptz', updated_at: 'timestamptz',
-    }, rows);
+    }, rows, (row) => row);
     if (!scanned) return;
     const at = now();
     const uploads = rows.map((r) => ({ id: newId(), repository_id: r.id, ref_id: newId() }));
     await bulkInsert(target, 'uploads', {
       id: 'text', repository_id: 'text', format: 'text', status: 'text', sha256: 'text', size_bytes: 'integer', category: 'text',
       ref: 'text', ref_kind: 'text', ref_name: 'text', tools: 'text', attempts: 'integer', created_at: 'timestamptz', started_at: 'timestamptz', completed_at: 'timestamptz',
-    }, uploads.map((u) => ({
+    }, uploads, (u) => ({
       id: u.id, repository_id: u.repository_id, format: 'sarif', status: 'complete', sha256: '0'.repeat(64), size_bytes: 0, category: '', ref: 'main',
       ref_kind: 'branch', ref_name: 'main', tools: '["BenchScanner"]', attempts: 1, created_at: at, started_at: at, completed_at: at,
-    })));
+    }));
     await bulkInsert(target, 'refs', {
       id: 'text', repository_id: 'text', kind: 'text', name: 'text', state: 'text', last_upload_at: 'timestamptz', last_completed_at: 'timestamptz',
       open_critical: 'integer', open_high: 'integer', open_medium: 'integer', open_low: 'integer', open_info: 'integer', components: 'integer', fixed_total: 'integer',
-    }, uploads.map((u) => ({
+    }, uploads, (u) => ({
       id: u.ref_id, repository_id: u.repository_id, kind: 'branch', name: 'main', state: 'complete', last_upload_at: at, last_completed_at: at,
       open_critical: 0, open_high: 0, open_medium: 0, open_low: 0, open_info: 0, components: 0, fixed_total: 0,
-    })));
+    }));
     await bulkInsert(target, 'analyses', {
       id: 'text', repository_id: 'text', ref_id: 'text', tool: 'text', category: 'text', format: 'text', last_upload_id: 'text', completed_at: 'timestamptz',
       open_critical: 'integer', open_high: 'integer', open_medium: 'integer', open_low: 'integer', open_info: 'integer', components: 'integer', fixed_total: 'integer',
-    }, uploads.map((u) => ({
+    }, uploads, (u) => ({
       id: newId(), repository_id: u.repository_id, ref_id: u.ref_id, tool: 'BenchScanner', category: '', format: 'sarif', last_upload_id: u.id, completed_at: at,
       open_critical: 0, open_high: 0, open_medium: 0, open_low: 0, open_info: 0, components: 0, fixed_total: 0,
-    })));
+    }));
     await bulkInsert(target, 'repo_status', {
       repository_id: 'text', state: 'text', last_upload_at: 'timestamptz', last_completed_at: 'timestamptz',
       open_critical: 'integer', open_high: 'integer', open_medium: 'integer', open_low: 'integer', open_info: 'integer', components: 'integer',
-    }, rows.map((r) => ({
+    }, rows, (r) => ({
       repository_id: r.id, state: 'complete', last_upload_at: at, last_completed_at: at,
       open_critical: 0, open_high: 0, open_medium: 0, open_low: 0, open_info: 0, components: 0,
-    })));
+    }));
   });
   // What autovacuum would do soon after a bulk load; without it the planner guesses from empty-table statistics.
   if (db.dialect === 'postgres') await sql`analyze repos, uploads, analyses, repo_status`.execute(db.kysely);

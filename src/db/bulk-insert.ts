@@ -16,26 +16,34 @@ export interface BulkTarget {
 /**
  * Inserts many rows fast on either dialect, inside the caller's transaction, on its connection:
  * PostgreSQL gets them through COPY (db/copy.ts), SQLite as one prepared single-row statement run
- * per row (EachRow, db/sqlite-driver.ts).
+ * per row (EachRow, db/sqlite-driver.ts). Each row is built from its item (`rowOf`) as it is
+ * written, not all before: on PostgreSQL that work overlaps the server's on the rows before it
+ * (building 25,000 findings took 40-80 ms, while the server waited), and no row outlives its write,
+ * so 100,000 of them never pile up for the garbage collector to move.
  */
-export async function bulkInsert<T extends keyof Database>(
+export async function bulkInsert<T extends keyof Database, Item>(
   target: BulkTarget,
   table: T,
   columns: Record<string, PgColumnType>,
-  rows: Insertable<Database[T]>[],
+  items: readonly Item[],
+  rowOf: (item: Item) => Insertable<Database[T]>,
 ): Promise<void> {
-  if (rows.length === 0) return;
+  if (items.length === 0) return;
   const names = Object.keys(columns);
+  const valuesOf = (item: Item) => {
+    const row = rowOf(item) as Record<string, unknown>;
+    return names.map((n) => row[n] ?? null);
+  };
   if (target.dialect === 'sqlite') {
     await target.trx.executeQuery(CompiledQuery.raw(
       `insert into "${table}" (${names.map((n) => `"${n}"`).join(', ')}) values (${names.map(() => '?').join(', ')})`,
-      [new EachRow(rows as Record<string, unknown>[], (row) => names.map((n) => row[n] ?? null))],
+      [new EachRow(items, valuesOf)],
     ));
     return;
   }
   await target.trx.executeQuery(CompiledQuery.raw(
     `copy "${table}" (${names.map((n) => `"${n}"`).join(', ')}) from stdin`,
-    [new CopyRows(names, rows as Record<string, unknown>[])],
+    [new CopyRows(items, valuesOf)],
   ));
 }
 
@@ -69,7 +77,7 @@ export async function bulkUpdate<T extends keyof Database>(
     .execute(trx);
   await trx.executeQuery(CompiledQuery.raw(
     `copy "${table}_changes" (id, ${names.map((n) => `"${n}"`).join(', ')}) from stdin`,
-    [new CopyRows(['id', ...names], rows)],
+    [new CopyRows(rows, (row) => [row.id, ...names.map((n) => row[n] ?? null)])],
   ));
   // `within` names the rows' common owner (an indexed column): the planner, which knows nothing of
   // the new table, otherwise joined it against every row of the target table.

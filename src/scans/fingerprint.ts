@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import type { NormalisedFinding } from './parsers/types.js';
 
 /**
@@ -32,36 +33,66 @@ export interface DistinctFindings {
  * compared, so a log without repeats costs what fingerprintAll does.
  */
 export function fingerprintDistinct(findings: readonly NormalisedFinding[]): DistinctFindings {
+  const distinct = new Distinct(findings);
+  distinct.take(findings.length);
+  return distinct.out;
+}
+
+/**
+ * fingerprintDistinct a slice at a time, giving the event loop a turn between slices: the ingest
+ * works out the next analysis's fingerprints this way while PostgreSQL stores the one before, so
+ * that the rows of that COPY are still sent on time.
+ */
+export async function fingerprintDistinctInTurns(findings: readonly NormalisedFinding[], perTurn = 2000): Promise<DistinctFindings> {
+  const distinct = new Distinct(findings);
+  while (distinct.take(perTurn)) await setImmediate();
+  return distinct.out;
+}
+
+/** fingerprintDistinct's work, in order, as far as it has gone. */
+class Distinct {
   // Per identity, the index of its first occurrence, or of each distinct one once it has several:
   // plain numbers, as this runs once per result.
-  const seen = new Map<string, number | number[]>();
-  const fingerprints: string[] = [];
-  const out: DistinctFindings = { findings: new Map(), repeats: new Map() };
-  for (let index = 0; index < findings.length; index++) {
-    const finding = findings[index]!;
-    const base = identity(finding);
-    const earlier = seen.get(base);
-    let fingerprint: string;
-    if (earlier === undefined) {
-      seen.set(base, index);
-      fingerprint = hash('sha256', base).slice(0, 40);
-    } else {
-      const group = typeof earlier === 'number' ? [earlier] : earlier;
-      const repeated = group.find((i) => sameOccurrence(findings[i]!, finding));
-      if (repeated !== undefined) {
-        const first = fingerprints[repeated]!;
-        out.repeats.set(first, (out.repeats.get(first) ?? 1) + 1);
-        fingerprints.push(first);
-        continue;
+  readonly #seen = new Map<string, number | number[]>();
+  readonly #fingerprints: string[] = [];
+  #next = 0;
+  readonly out: DistinctFindings = { findings: new Map(), repeats: new Map() };
+
+  constructor(private readonly findings: readonly NormalisedFinding[]) {}
+
+  /** Fingerprints up to `count` more findings; false once all are done. */
+  take(count: number): boolean {
+    const { findings, out } = this;
+    const seen = this.#seen;
+    const fingerprints = this.#fingerprints;
+    const end = Math.min(findings.length, this.#next + count);
+    for (let index = this.#next; index < end; index++) {
+      const finding = findings[index]!;
+      const base = identity(finding);
+      const earlier = seen.get(base);
+      let fingerprint: string;
+      if (earlier === undefined) {
+        seen.set(base, index);
+        fingerprint = hash('sha256', base).slice(0, 40);
+      } else {
+        const group = typeof earlier === 'number' ? [earlier] : earlier;
+        const repeated = group.find((i) => sameOccurrence(findings[i]!, finding));
+        if (repeated !== undefined) {
+          const first = fingerprints[repeated]!;
+          out.repeats.set(first, (out.repeats.get(first) ?? 1) + 1);
+          fingerprints.push(first);
+          continue;
+        }
+        fingerprint = hash('sha256', `${base}\u0000#${group.length}`).slice(0, 40);
+        group.push(index);
+        seen.set(base, group);
       }
-      fingerprint = hash('sha256', `${base}\u0000#${group.length}`).slice(0, 40);
-      group.push(index);
-      seen.set(base, group);
+      fingerprints.push(fingerprint);
+      out.findings.set(fingerprint, finding);
     }
-    fingerprints.push(fingerprint);
-    out.findings.set(fingerprint, finding);
+    this.#next = end;
+    return end < findings.length;
   }
-  return out;
 }
 
 function sameOccurrence(a: NormalisedFinding, b: NormalisedFinding): boolean {

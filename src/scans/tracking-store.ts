@@ -140,7 +140,7 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
         .where('analysis_id', '=', analysisId).execute();
     },
 
-    insertFindings: (rows: NewFinding[]) => bulkInsert(target, 'findings', FINDING_COLUMNS, rows),
+    insertFindings: <Item>(items: readonly Item[], rowOf: (item: Item) => NewFinding) => bulkInsert(target, 'findings', FINDING_COLUMNS, items, rowOf),
 
     async setState(ids: string[], values: Updateable<FindingsTable>): Promise<void> {
       for (let i = 0; i < ids.length; i += CHUNK) {
@@ -227,9 +227,9 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
       }
     },
 
-    async replaceComponents(analysisId: string, rows: NewComponent[]): Promise<void> {
+    async replaceComponents<Item>(analysisId: string, items: readonly Item[], rowOf: (item: Item) => NewComponent): Promise<void> {
       await trx.deleteFrom('components').where('analysis_id', '=', analysisId).execute();
-      await bulkInsert(target, 'components', COMPONENT_COLUMNS, rows);
+      await bulkInsert(target, 'components', COMPONENT_COLUMNS, items, rowOf);
     },
   };
 }

@@ -56,7 +56,7 @@ describe('SQLite connections of one instance while another connection writes', (
   it('a bulk insert is part of the transaction it runs in', async () => {
     await expect(db.kysely.transaction().execute(async (trx) => {
       await bulkInsert({ trx, dialect: 'sqlite' }, 'orgs', { id: 'text', name: 'text', name_key: 'text', description: 'text', created_at: 'text', updated_at: 'text' },
-        [orgRow('bulk-1'), orgRow('bulk-2')]);
+        ['bulk-1', 'bulk-2'], orgRow);
       expect(await trx.selectFrom('orgs').select('id').where('id', 'in', ['bulk-1', 'bulk-2']).execute()).toHaveLength(2);
       throw new Error('roll back');
     })).rejects.toThrow('roll back');

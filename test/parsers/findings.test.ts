@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/scans/detect.js';
-import { fingerprintAll, fingerprintDistinct } from '../../src/scans/fingerprint.js';
+import { fingerprintAll, fingerprintDistinct, fingerprintDistinctInTurns } from '../../src/scans/fingerprint.js';
 import { GenericFindingsSchema } from '../../src/scans/parsers/findings/generic.js';
 import { parseScan } from '../../src/scans/parsers/index.js';
 import { ParseError, type NormalisedAnalysis } from '../../src/scans/parsers/types.js';
@@ -129,6 +129,26 @@ describe('Trivy JSON', () => {
     const repeated = fingerprintDistinct(analysisOf(secretsAt(2, 2, 9)).findings);
     expect([...repeated.findings.keys()]).toEqual(before);
     expect([...repeated.repeats]).toEqual([[before[0], 2]]);
+  });
+
+  it('gives the same fingerprints, ordinals and repeats a slice at a time as all at once', async () => {
+    // Repeats (2, 2) and distinct occurrences of one identity (2, 9, 30) fall on both sides of each slice boundary.
+    const findings = analysisOf({
+      SchemaVersion: 2,
+      Results: [{
+        Target: '.env',
+        Class: 'secret',
+        Secrets: [2, 2, 9, 2, 30, 9, 9, 41].map((at) => ({ RuleID: 'aws-access-key-id', Severity: 'CRITICAL', Title: 'AWS Access Key ID', StartLine: at, EndLine: at })),
+      }],
+    }).findings;
+    const whole = fingerprintDistinct(findings);
+    expect(whole.findings.size).toBe(4);
+    expect([...whole.repeats.values()]).toEqual([3, 3]);
+    for (const perTurn of [1, 2, 3, 5, 8]) {
+      const inTurns = await fingerprintDistinctInTurns(findings, perTurn);
+      expect([...inTurns.findings]).toEqual([...whole.findings]);
+      expect([...inTurns.repeats]).toEqual([...whole.repeats]);
+    }
   });
 
   it('names a vulnerability without an id', () => {

@@ -152,6 +152,44 @@ describe.each(DB_KINDS)('findings across uploads on %s', (kind) => {
     expect(other).toMatchObject({ new_count: 1, fixed_count: 1 });
   });
 
+  it('keeps each tool of a several-run upload in its own analysis, however many findings each brings', async () => {
+    // Each tool's fingerprints are worked out while the tool before it is written: enough findings
+    // per tool for that to take several turns, and the same rule and file under every tool, so a
+    // finding filed under the wrong analysis would show.
+    const repo = await seedRepository(db);
+    const tools = ['Alpha', 'Beta', 'Gamma'];
+    const results = (tool: string, count: number, shift = 0): SarifResultSpec[] => Array.from({ length: count }, (_, i) => ({
+      rule: `rule-${i % 11}`, file: `src/file-${i % 97}.js`, line: 1 + i + shift, message: `${tool} issue ${i}`,
+    }));
+    const log = (counts: number[], shift = 0) => JSON.stringify({
+      version: '2.1.0',
+      runs: tools.map((tool, t) => JSON.parse(sarifLog(results(tool, counts[t]!, shift), tool)).runs[0]),
+    });
+    const send = async (document: string) => {
+      const id = await storeUpload(scans, repo, document);
+      await scans.drain(quietLog);
+      return (await scans.uploads.byId(id))!;
+    };
+    const perTool = () => db.kysely.selectFrom('findings').innerJoin('analyses', 'analyses.id', 'findings.analysis_id')
+      .select(['analyses.tool', 'findings.message', 'findings.state', 'findings.start_line'])
+      .where('findings.repository_id', '=', repo).execute();
+
+    expect(await send(log([4_500, 3_000, 5_200]))).toMatchObject({ status: 'complete', new_count: 12_700, findings_count: 12_700 });
+    const first = await perTool();
+    for (const [t, tool] of tools.entries()) {
+      const mine = first.filter((f) => f.tool === tool);
+      expect(mine).toHaveLength([4_500, 3_000, 5_200][t]!);
+      expect(mine.every((f) => f.message.startsWith(`${tool} issue `) && f.state === 'open')).toBe(true);
+    }
+    // Code moved, Beta lost 1,000 findings and Gamma gained 800: only those count.
+    const second = await send(log([4_500, 2_000, 6_000], 1));
+    expect(second).toMatchObject({ status: 'complete', new_count: 800, fixed_count: 1_000, unchanged_count: 11_700 });
+    const after = await perTool();
+    expect(after.filter((f) => f.tool === 'Beta' && f.state === 'fixed')).toHaveLength(1_000);
+    expect(after.filter((f) => f.tool === 'Gamma' && f.state === 'open')).toHaveLength(6_000);
+    expect(after.filter((f) => f.state === 'open').every((f) => f.start_line === 2 + Number(f.message.split(' ').at(-1)))).toBe(true);
+  });
+
   it('keeps analyses of one tool apart by category', async () => {
     const repo = await seedRepository(db);
     await upload(repo, A, 'backend');
