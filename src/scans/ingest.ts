@@ -63,6 +63,9 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
     const rules = (await store.activeSuppressions(upload.repository_id, now())).map((rule) => ({ rule, matches: suppressionMatcher(rule) }));
     const said = await keptStatements(store, upload.repository_id);
     const dismissing: Dismissing = { dismissed, rules, said };
+    // Whether the ref's vulnerability counts may change: a re-match (the advisories' aliases may have
+    // changed too), VEX statements, or an analysis that holds or brings findings naming a package.
+    let packages = upload.format === REMATCH_FORMAT || Boolean(scan.statements?.length);
     // An analysis's fingerprints are worked out while the one before it is written (`meanwhile`):
     // on PostgreSQL that is CPU the ingest otherwise spent with the server idle.
     let ahead: Promise<DistinctFindings> | undefined;
@@ -76,7 +79,8 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
         ahead.catch(() => undefined);
       });
       const incoming = distinct.findings;
-      const counts = await applyAnalysis(store, upload, ref, scan.format, analysis, distinct, dismissing, changes, meanwhile);
+      const { counts, packages: named } = await applyAnalysis(store, upload, ref, scan.format, analysis, distinct, dismissing, changes, meanwhile);
+      packages ||= named;
       for (const key of Object.keys(total) as (keyof ImportCounts)[]) total[key] += counts[key];
       if (pullRequest) {
         const against = await compareWithBase(store, base, upload, scan.format, analysis, incoming, dismissed);
@@ -95,8 +99,11 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
       // A ref that never had a vulnerable component gets no empty advisories analysis.
       const hasAnalysis = matches.analysis.findings.length > 0
         || (await store.analysis(ref.id, ADVISORIES.tool, ADVISORIES.category, ADVISORIES.format)) !== undefined;
-      const counts = !hasAnalysis ? null : await applyAnalysis(store, { ...upload, category: ADVISORIES.category }, ref, ADVISORIES.format, matches.analysis, fingerprintDistinct(matches.analysis.findings), dismissing, changes);
-      if (counts) for (const key of ['new', 'fixed', 'reopened', 'unchanged', 'findings'] as const) total[key] += counts[key];
+      const applied = !hasAnalysis ? null : await applyAnalysis(store, { ...upload, category: ADVISORIES.category }, ref, ADVISORIES.format, matches.analysis, fingerprintDistinct(matches.analysis.findings), dismissing, changes);
+      if (applied) {
+        packages ||= applied.packages;
+        for (const key of ['new', 'fixed', 'reopened', 'unchanged', 'findings'] as const) total[key] += applied.counts[key];
+      }
     }
     const at = now();
     if (scan.statements?.length) await applyStatements(trx, db.dialect, store, upload, scan.statements, at);
@@ -109,7 +116,7 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
       vs_base_new: pullRequest ? vsBase.new : null, vs_base_fixed: pullRequest ? vsBase.fixed : null,
     }).where('id', '=', upload.id).execute();
     if (pullRequest) await store.setBaseRef(ref.id, upload.base_ref);
-    await refreshRefTotals(trx, ref.id);
+    await refreshRefTotals(trx, ref.id, { vulnerabilities: packages });
     await refreshRefState(trx, upload, { lastCompletedAt: at });
     await judgeUpload(trx, db.dialect, upload, changes);
     // A re-match is no upload anybody made: its hook event says what the advisories opened.
@@ -122,14 +129,14 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
 async function applyAnalysis(
   store: TrackingStore, upload: UploadRow, ref: RefRow, format: ScanFormat, parsed: NormalisedAnalysis, distinct: DistinctFindings,
   { dismissed, rules, said }: Dismissing, changes: SeverityChanges, meanwhile?: () => void,
-): Promise<ImportCounts> {
+): Promise<Applied> {
   const at = now();
   const incoming = distinct.findings;
   const current = await store.analysis(ref.id, parsed.tool.name, upload.category, format);
   const counts: ImportCounts = { new: 0, fixed: 0, reopened: 0, unchanged: 0, findings: incoming.size, components: parsed.components.length };
   // An older upload processed after a newer one must not roll the analysis back.
   if (current?.last_upload_created_at && current.last_upload_created_at > upload.created_at) {
-    return { ...counts, unchanged: incoming.size };
+    return { counts: { ...counts, unchanged: incoming.size }, packages: false };
   }
   const analysisId = current?.id ?? newId();
   if (!current) {
@@ -190,7 +197,14 @@ async function applyAnalysis(
     components: parsed.components.length, dismissed: dismissedHere,
     fixed_total: (current?.fixed_total ?? 0) + fixedTotalChange,
   });
-  return counts;
+  return { counts, packages: parsed.findings.some((f) => f.purl !== null) || existing.some((f) => f.purl !== null) };
+}
+
+/** What applying one analysis did: its counts, and whether it held or brought a finding that names a package. */
+interface Applied {
+  counts: ImportCounts;
+  /** The ref's vulnerability counts read only such findings: without any, they stay as they were. */
+  packages: boolean;
 }
 
 /**

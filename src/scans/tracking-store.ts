@@ -53,7 +53,7 @@ export interface IngestDismissal {
   vexUploadId: string | null;
 }
 
-export type ExistingFinding = Pick<Selectable<FindingsTable>, 'id' | 'fingerprint' | 'state' | 'severity' | 'message' | 'start_line' | 'end_line' | 'file_path' | 'rule_name' | 'commit_sha' | 'occurrences' | 'fixed_versions'>;
+export type ExistingFinding = Pick<Selectable<FindingsTable>, 'id' | 'fingerprint' | 'state' | 'severity' | 'message' | 'start_line' | 'end_line' | 'file_path' | 'rule_name' | 'commit_sha' | 'occurrences' | 'fixed_versions' | 'purl'>;
 export type NewFinding = Insertable<FindingsTable>;
 export type NewComponent = Insertable<ComponentsTable>;
 
@@ -136,7 +136,7 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
 
     existingFindings(analysisId: string): Promise<ExistingFinding[]> {
       return trx.selectFrom('findings')
-        .select(['id', 'fingerprint', 'state', 'severity', 'message', 'start_line', 'end_line', 'file_path', 'rule_name', 'commit_sha', 'occurrences', 'fixed_versions'])
+        .select(['id', 'fingerprint', 'state', 'severity', 'message', 'start_line', 'end_line', 'file_path', 'rule_name', 'commit_sha', 'occurrences', 'fixed_versions', 'purl'])
         .where('analysis_id', '=', analysisId).execute();
     },
 

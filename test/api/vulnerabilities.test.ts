@@ -7,6 +7,10 @@ import { LOG4SHELL } from '../support/osv.js';
 
 /** Grype 0.41's CycloneDX XML report of a Log4Shell-era repository: log4j-core 2.13.2 with CVE-2021-44228 (byte-exact from the corpus). */
 const GRYPE = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/corpus/cyclonedx/grype-0.41.0-log4j-1.4.cdx.xml'));
+/** OWASP Dependency-Check 7.1.0's SARIF: one vulnerable package, named by purl (byte-exact from the corpus). */
+const DEPENDENCY_CHECK = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/corpus/sarif/dependency-check-7.1.0.sarif'));
+/** CodeQL 2.2.4's SARIF: two XSS results, no package. */
+const CODEQL = fs.readFileSync(path.join(import.meta.dirname, '../fixtures/corpus/sarif/codeql-2.2.4-js-xss.sarif'));
 
 
 interface Counts { open: number; critical: number; high: number }
@@ -15,6 +19,7 @@ interface Group { names: string[]; package: string; severity: string; state: str
 describe.each(DB_KINDS)('one vulnerability, many names, on %s', (kind) => {
   let t: TestApp;
   let owner: string;
+  let orgId: string;
   let repo: string;
   beforeAll(async () => {
     t = await createTestApp(kind);
@@ -22,12 +27,12 @@ describe.each(DB_KINDS)('one vulnerability, many names, on %s', (kind) => {
     ({ cookie: owner } = await t.user('owner'));
     const imported = await t.request({ method: 'POST', url: '/api/v1/advisories/import', headers: { cookie: admin.cookie, 'content-type': 'application/json' }, payload: JSON.stringify(LOG4SHELL) });
     expect(imported.json()).toMatchObject({ added: 1 });
-    const orgId = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie: owner }, payload: { name: 'acme' } })).json().id;
+    orgId = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie: owner }, payload: { name: 'acme' } })).json().id;
     repo = (await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/repos`, headers: { cookie: owner }, payload: { name: 'shop' } })).json().id;
   });
   afterAll(() => t.close());
 
-  const status = async () => (await t.request({ url: `/api/v1/repos/${repo}/status`, headers: { cookie: owner } })).json<{ findings: Counts; vulnerabilities: Counts }>();
+  const status = async (of = repo) => (await t.request({ url: `/api/v1/repos/${of}/status`, headers: { cookie: owner } })).json<{ findings: Counts; vulnerabilities: Counts }>();
   const groups = async (query = '') => {
     const res = await t.request({ url: `/api/v1/repos/${repo}/findings?group=vulnerability${query}`, headers: { cookie: owner } });
     expect(res.statusCode, res.body).toBe(200);
@@ -78,5 +83,27 @@ describe.each(DB_KINDS)('one vulnerability, many names, on %s', (kind) => {
     const res = await t.request({ url: `/api/v1/repos/${repo}/findings?group=vulnerability&q=log4j`, headers: { cookie: owner } });
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toContain('application/problem+json');
+  });
+
+  it('keeps the count through an upload without packages, and follows one that fixes the package finding', async () => {
+    const web = (await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/repos`, headers: { cookie: owner }, payload: { name: 'web' } })).json().id;
+    const upload = async (body: Buffer | string) => {
+      const res = await t.request({ method: 'POST', url: `/api/v1/repos/${web}/upload`, headers: { cookie: owner, 'content-type': 'application/json' }, payload: body });
+      expect(res.statusCode, res.body).toBe(202);
+      await t.drain();
+      return status(web);
+    };
+    const first = await upload(DEPENDENCY_CHECK);
+    expect(first.vulnerabilities.open).toBe(1);
+    // Another tool's results, none naming a package: the vulnerability is still open, and counted once.
+    const withCodeQl = await upload(CODEQL);
+    expect(withCodeQl.findings.open).toBe(first.findings.open + 2);
+    expect(withCodeQl.vulnerabilities).toEqual(first.vulnerabilities);
+    // Dependency-Check again, with no results: nothing in it names a package, but the finding it fixed did.
+    const fixed = JSON.parse(DEPENDENCY_CHECK.toString('utf8')) as { runs: { results: unknown[] }[] };
+    fixed.runs[0]!.results = [];
+    const after = await upload(JSON.stringify(fixed));
+    expect(after.findings.open).toBe(2);
+    expect(after.vulnerabilities.open).toBe(0);
   });
 });
