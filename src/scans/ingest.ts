@@ -64,7 +64,8 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
     const said = await keptStatements(store, upload.repository_id);
     const dismissing: Dismissing = { dismissed, rules, said };
     // Whether the ref's vulnerability counts may change: a re-match (the advisories' aliases may have
-    // changed too), VEX statements, or an analysis that holds or brings findings naming a package.
+    // changed too), VEX statements, or a finding naming a package that arrived, changed or changed
+    // state (an SBOM uploaded again unchanged changes none).
     let packages = upload.format === REMATCH_FORMAT || Boolean(scan.statements?.length);
     // An analysis's fingerprints are worked out while the one before it is written (`meanwhile`):
     // on PostgreSQL that is CPU the ingest otherwise spent with the server idle.
@@ -176,7 +177,7 @@ async function applyAnalysis(
     for (const d of arriving) dismissed.add(d.fingerprint);
   }
   const existing = current ? await store.existingFindings(analysisId) : [];
-  const { fixedTotalChange, ...diff } = await trackFindings(store, upload, ref.id, analysisId, distinct, existing, dismissed, at, changes, meanwhile);
+  const { fixedTotalChange, packages, ...diff } = await trackFindings(store, upload, ref.id, analysisId, distinct, existing, dismissed, at, changes, meanwhile);
   Object.assign(counts, diff);
   const dependsOn = new Map(parsed.dependencies.map((d) => [d.ref, d.dependsOn]));
   await store.replaceComponents(analysisId, parsed.components, (c) => ({
@@ -197,13 +198,13 @@ async function applyAnalysis(
     components: parsed.components.length, dismissed: dismissedHere,
     fixed_total: (current?.fixed_total ?? 0) + fixedTotalChange,
   });
-  return { counts, packages: parsed.findings.some((f) => f.purl !== null) || existing.some((f) => f.purl !== null) };
+  return { counts, packages };
 }
 
-/** What applying one analysis did: its counts, and whether it held or brought a finding that names a package. */
+/** What applying one analysis did: its counts, and whether a finding that names a package arrived, changed or changed state. */
 interface Applied {
   counts: ImportCounts;
-  /** The ref's vulnerability counts read only such findings: without any, they stay as they were. */
+  /** The ref's vulnerability counts read only such findings: without any change to one, they stay as they were. */
   packages: boolean;
 }
 
@@ -229,14 +230,16 @@ async function compareWithBase(
  * returning or open until now, and is counted neither new nor reopened; one that disappears is fixed
  * like any other but not counted as fixed by this upload, since nobody was waiting for it. Adds what
  * it opened, reopened and fixed to `changes`, per severity, so the gate needs no query to count them.
+ * `packages`: whether a finding naming a package arrived, changed, or changed state.
  */
 async function trackFindings(
   store: TrackingStore, upload: UploadRow, refId: string, analysisId: string,
   { findings: incoming, repeats }: DistinctFindings, existing: ExistingFinding[], dismissed: ReadonlySet<string>, at: string, changes: SeverityChanges,
   meanwhile?: () => void,
-): Promise<Pick<ImportCounts, 'new' | 'fixed' | 'reopened' | 'unchanged'> & { fixedTotalChange: number }> {
+): Promise<Pick<ImportCounts, 'new' | 'fixed' | 'reopened' | 'unchanged'> & { fixedTotalChange: number; packages: boolean }> {
   const known = new Map(existing.map((f) => [f.fingerprint, f]));
   const gone = existing.filter((f) => f.state !== 'fixed' && !incoming.has(f.fingerprint));
+  let packages = gone.some((f) => f.purl !== null);
   const fixedIds = gone.map((f) => f.id);
   const reopenedIds: string[] = [];
   const dismissedIds: string[] = [];
@@ -252,20 +255,28 @@ async function trackFindings(
     const isDismissed = dismissed.has(fingerprint);
     if (!before) {
       arrivals.push({ fingerprint, finding, occurrences, state: isDismissed ? 'dismissed' : 'open' });
+      packages ||= finding.purl !== null;
       continue;
     }
+    const wasNamed = before.purl !== null;
     if (before.state === 'fixed' && !isDismissed) {
       reopenedIds.push(before.id);
       changes.reopened[finding.severity]++;
+      packages ||= wasNamed;
     } else {
       unchanged++;
       if (before.state === 'fixed') returnedDismissed++;
       if (isDismissed && before.state !== 'dismissed') dismissedIds.push(before.id);
       if (!isDismissed && before.state === 'dismissed') undismissedIds.push(before.id);
+      packages ||= wasNamed && isDismissed !== (before.state === 'dismissed');
     }
     const change = changeOf(before, finding, occurrences);
-    if (change === 'details') changed.push({ id: before.id, ...details(finding, occurrences), updated_at: at });
-    else if (change === 'place') moved.push({ id: before.id, ...place(finding), updated_at: at });
+    if (change === 'details') {
+      changed.push({ id: before.id, ...details(finding, occurrences), updated_at: at });
+      packages ||= wasNamed || finding.purl !== null;
+    } else if (change === 'place') {
+      moved.push({ id: before.id, ...place(finding), updated_at: at });
+    }
   }
   // Started before the writes, it goes on a slice at a time whenever they wait on the database.
   meanwhile?.();
@@ -284,6 +295,7 @@ async function trackFindings(
     new: opened.length, fixed: fixedOpen.length, reopened: reopenedIds.length,
     unchanged: unchanged + arrivals.length - opened.length,
     fixedTotalChange: fixedIds.length - reopenedIds.length - returnedDismissed,
+    packages,
   };
 }
 

@@ -70,7 +70,7 @@ const TOTALS = ['open_critical', 'open_high', 'open_medium', 'open_low', 'open_i
  * rows, whatever the findings. Runs after every change to an analysis (ingest, triage, delete).
  * The open vulnerabilities are counted again unless the caller knows that no finding naming a
  * package changed (`vulnerabilities: false`): that count reads every such finding of the ref, 0.1-0.2 s
- * beside an SBOM's 10,000 advisory matches, which a SARIF upload to the same branch need not pay.
+ * beside an SBOM's 10,000 advisory matches, which an upload that changes none of them need not pay.
  */
 export async function refreshRefTotals(conn: Conn, refId: string, { vulnerabilities = true } = {}): Promise<void> {
   const analyses = await conn.selectFrom('analyses').leftJoin('uploads', 'uploads.id', 'analyses.last_upload_id')

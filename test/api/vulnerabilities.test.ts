@@ -85,7 +85,7 @@ describe.each(DB_KINDS)('one vulnerability, many names, on %s', (kind) => {
     expect(res.headers['content-type']).toContain('application/problem+json');
   });
 
-  it('keeps the count through an upload without packages, and follows one that fixes the package finding', async () => {
+  it('keeps the count through uploads that change no package finding, and follows those that fix or reopen one', async () => {
     const web = (await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/repos`, headers: { cookie: owner }, payload: { name: 'web' } })).json().id;
     const upload = async (body: Buffer | string) => {
       const res = await t.request({ method: 'POST', url: `/api/v1/repos/${web}/upload`, headers: { cookie: owner, 'content-type': 'application/json' }, payload: body });
@@ -105,5 +105,8 @@ describe.each(DB_KINDS)('one vulnerability, many names, on %s', (kind) => {
     const after = await upload(JSON.stringify(fixed));
     expect(after.findings.open).toBe(2);
     expect(after.vulnerabilities.open).toBe(0);
+    // It comes back (reopened), and the same file again changes nothing.
+    expect((await upload(DEPENDENCY_CHECK)).vulnerabilities).toEqual(first.vulnerabilities);
+    expect((await upload(DEPENDENCY_CHECK)).vulnerabilities).toEqual(first.vulnerabilities);
   });
 });
