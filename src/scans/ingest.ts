@@ -67,18 +67,20 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
     // changed too), VEX statements, or a finding naming a package that arrived, changed or changed
     // state (an SBOM uploaded again unchanged changes none).
     let packages = upload.format === REMATCH_FORMAT || Boolean(scan.statements?.length);
-    // An analysis's fingerprints are worked out while the one before it is written (`meanwhile`):
-    // on PostgreSQL that is CPU the ingest otherwise spent with the server idle.
+    // On PostgreSQL an analysis's fingerprints are worked out while the one before it is written
+    // (`meanwhile`), with CPU the ingest otherwise spent with the server idle. SQLite's writes never
+    // wait (better-sqlite3 is synchronous): there the slices would only let other work of this
+    // thread (a hand-over's early parse) run inside the transaction, holding its write lock longer.
     let ahead: Promise<DistinctFindings> | undefined;
     for (const [index, analysis] of scan.analyses.entries()) {
       const distinct = (await ahead) ?? fingerprintDistinct(analysis.findings);
       ahead = undefined;
       const following = scan.analyses[index + 1];
-      const meanwhile = following && (() => {
+      const meanwhile = following && db.dialect === 'postgres' ? () => {
         ahead = fingerprintDistinctInTurns(following.findings);
         // Awaited by the next turn of this loop; if this turn fails instead, nobody waits for it.
         ahead.catch(() => undefined);
-      });
+      } : undefined;
       const incoming = distinct.findings;
       const { counts, packages: named } = await applyAnalysis(store, upload, ref, scan.format, analysis, distinct, dismissing, changes, meanwhile);
       packages ||= named;
