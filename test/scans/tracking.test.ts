@@ -14,11 +14,12 @@ describe.each(DB_KINDS)('findings across uploads on %s', (kind) => {
     scans = scansFor(db);
   });
 
-  async function upload(repoId: string, results: SarifResultSpec[], category = '') {
-    const id = await storeUpload(scans, repoId, sarifLog(results), category);
+  async function uploadDocument(repoId: string, document: string, category = '') {
+    const id = await storeUpload(scans, repoId, document, category);
     await scans.drain(quietLog);
     return (await scans.uploads.byId(id))!;
   }
+  const upload = (repoId: string, results: SarifResultSpec[], category = '') => uploadDocument(repoId, sarifLog(results), category);
   const openFindings = async (repoId: string) =>
     (await db.kysely.selectFrom('findings').select(['rule_id', 'file_path', 'state', 'reopened_at']).where('repository_id', '=', repoId).orderBy('rule_id').execute());
 
@@ -165,16 +166,11 @@ describe.each(DB_KINDS)('findings across uploads on %s', (kind) => {
       version: '2.1.0',
       runs: tools.map((tool, t) => JSON.parse(sarifLog(results(tool, counts[t]!, shift), tool)).runs[0]),
     });
-    const send = async (document: string) => {
-      const id = await storeUpload(scans, repo, document);
-      await scans.drain(quietLog);
-      return (await scans.uploads.byId(id))!;
-    };
     const perTool = () => db.kysely.selectFrom('findings').innerJoin('analyses', 'analyses.id', 'findings.analysis_id')
       .select(['analyses.tool', 'findings.message', 'findings.state', 'findings.start_line'])
       .where('findings.repository_id', '=', repo).execute();
 
-    expect(await send(log([4_500, 3_000, 5_200]))).toMatchObject({ status: 'complete', new_count: 12_700, findings_count: 12_700 });
+    expect(await uploadDocument(repo, log([4_500, 3_000, 5_200]))).toMatchObject({ status: 'complete', new_count: 12_700, findings_count: 12_700 });
     const first = await perTool();
     for (const [t, tool] of tools.entries()) {
       const mine = first.filter((f) => f.tool === tool);
@@ -182,7 +178,7 @@ describe.each(DB_KINDS)('findings across uploads on %s', (kind) => {
       expect(mine.every((f) => f.message.startsWith(`${tool} issue `) && f.state === 'open')).toBe(true);
     }
     // Code moved, Beta lost 1,000 findings and Gamma gained 800: only those count.
-    const second = await send(log([4_500, 2_000, 6_000], 1));
+    const second = await uploadDocument(repo, log([4_500, 2_000, 6_000], 1));
     expect(second).toMatchObject({ status: 'complete', new_count: 800, fixed_count: 1_000, unchanged_count: 11_700 });
     const after = await perTool();
     expect(after.filter((f) => f.tool === 'Beta' && f.state === 'fixed')).toHaveLength(1_000);
