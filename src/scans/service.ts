@@ -89,7 +89,7 @@ export function scanService(deps: ScanServiceDeps) {
       deps.onReceived(id, format, received.content);
       const upload = await uploads.insert({
         id, repository_id: repo.id, format,
-        size_bytes: received.content.length, category: context.category ?? '',
+        size_bytes: received.content.length, sha256: received.sha256, category: context.category ?? '',
         commit_sha: context.commit_sha?.toLowerCase() ?? null, ref: context.ref || null,
         ref_kind: ref.kind, ref_name: ref.name, base_ref: ref.kind === 'pull_request' ? base.name : null,
         created_by: actor.user.id, api_key_id: actor.key?.id ?? null,

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { sql, type Kysely, type Transaction } from 'kysely';
@@ -10,7 +9,6 @@ import { refreshRefState } from './status-store.js';
 import { announceSettled } from './settled.js';
 import { enqueueUploadFailed } from '../webhooks/outbox.js';
 import type { HandedOver } from './handed-over.js';
-import { sha256InSlices } from './in-slices.js';
 
 const gunzipAsync = promisify(gunzip);
 const gzipAsync = promisify(gzip);
@@ -47,15 +45,15 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, handedOver?:
      * libuv's thread pool, at the fastest level: a 33 MiB SARIF compresses to a twelfth in about
      * 0.1 s. PostgreSQL took half a second to store it inflated, and SQLite, whose writes run on the
      * event loop, held it for 0.19 s (0.01 s compressed). A small document on SQLite is kept as it
-     * is: storing it costs less than the trip to the thread pool and back. The document's SHA-256 is
-     * worked out meanwhile (on the thread pool too when large).
+     * is: storing it costs less than the trip to the thread pool and back. `sha256` is the document's,
+     * worked out as it arrived (DocumentBuffer).
      */
-    async insert(upload: NewUpload, content: Buffer, arrivedAs: Buffer | null = null): Promise<UploadRow> {
+    async insert(upload: NewUpload & Pick<UploadRow, 'sha256'>, content: Buffer, arrivedAs: Buffer | null = null): Promise<UploadRow> {
       const compress = dialect === 'postgres' || content.length >= LARGE_UPLOAD_BYTES;
-      const [sha256, gzip] = await Promise.all([sha256Hex(content), arrivedAs ?? (compress ? gzipAsync(content, { level: 1 }) : null)]);
+      const gzip = arrivedAs ?? (compress ? await gzipAsync(content, { level: 1 }) : null);
       return db.transaction().execute(async (trx) => {
         const row = await trx.insertInto('uploads')
-          .values({ ...upload, sha256, status: 'pending', created_at: now() })
+          .values({ ...upload, status: 'pending', created_at: now() })
           .returningAll().executeTakeFirstOrThrow();
         await trx.insertInto('upload_contents').values({ upload_id: upload.id, content: gzip ?? content, encoding: gzip ? 'gzip' : null }).execute();
         await refreshRefState(trx, row, { lastUploadAt: row.created_at });
@@ -156,13 +154,4 @@ export async function holdsClaim(trx: Transaction<Database>, upload: UploadRow, 
   if (dialect === 'postgres') query = query.forUpdate();
   const current = await query.executeTakeFirst();
   return current?.status === 'processing' && current.attempts === upload.attempts;
-}
-
-/**
- * The document's SHA-256; a large one in slices (in-slices.ts). Not Web Crypto on the thread pool:
- * it copies the whole document first, on the event loop (about 50 ms for 60 MiB).
- */
-async function sha256Hex(content: Buffer): Promise<string> {
-  if (content.length < LARGE_UPLOAD_BYTES) return createHash('sha256').update(content).digest('hex');
-  return sha256InSlices(content);
 }

@@ -33,7 +33,7 @@ export interface WorkerPool extends Loops {
    * An upload this instance is storing, with its document, for the worker that claims it: see
    * HandedOver. The ingest thread parses a large one at once, while the instance stores it.
    * Called before the upload is stored, so the document is there before the upload can be claimed.
-   * The document is shared memory (joinInSlices): the thread reads it where it is, with no copy.
+   * The document is shared memory (DocumentBuffer): the thread reads it where it is, with no copy.
    */
   handOver(uploadId: string, format: string, content: Buffer<SharedArrayBuffer>): void;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pino from 'pino';
 import type { Db } from '../../src/db/index.js';
 import { newId } from '../../src/db/ids.js';
@@ -36,7 +37,7 @@ export async function storeUpload(scans: Scans, repoId: string, content: string 
   const id = newId();
   const read = parseRef(ref ?? 'main');
   await scans.uploads.insert({
-    id, repository_id: repoId, format: detectFormat(body, {}).format, size_bytes: body.length,
+    id, repository_id: repoId, format: detectFormat(body, {}).format, size_bytes: body.length, sha256: createHash('sha256').update(body).digest('hex'),
     category, commit_sha: null, ref: ref ?? null, ref_kind: read.kind, ref_name: read.name,
     base_ref: read.kind === 'pull_request' ? 'main' : null, created_by: null, api_key_id: null,
   }, body);
