@@ -107,5 +107,13 @@ describe('SQLite rows', () => {
     other.exec('alter table tools rename column runs to scans');
     other.exec('alter table tools drop column score');
     expect((await all(statement))[1]).toEqual({ id: 't2', name: 'Trivy', scans: null, raw: null, vendor: 'acme' });
+    // A statement that names its columns keeps them, and follows a rename of what it reads.
+    const named = 'select id, name as tool from tools order by id';
+    expect(await all(named)).toEqual([{ id: 't1', tool: 'Semgrep' }, { id: 't2', tool: 'Trivy' }]);
+    other.exec('alter table tools add column owner text');
+    other.exec('alter table tools rename column name to title');
+    other.exec(`update tools set title = 'Semgrep CE' where id = 't1'`);
+    expect(await all('select id, title as tool from tools order by id')).toEqual([{ id: 't1', tool: 'Semgrep CE' }, { id: 't2', tool: 'Trivy' }]);
+    await expect(all(named)).rejects.toThrow(/no such column: name/);
   });
 });
