@@ -35,19 +35,21 @@ const CONTEXT_FIELDS = new Set(['format', 'category', 'commit_sha', 'ref', 'base
  * limit instead of filling memory.
  */
 export async function receiveUpload(request: FastifyRequest, limit: number): Promise<ReceivedUpload> {
-  const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  if (request.isMultipart()) return receiveMultipart(request, limit);
+  const stated = Number(request.headers['content-length']);
+  const declared = Number.isFinite(stated) ? stated : undefined;
+  if (declared !== undefined && declared > limit) throw tooLarge(limit);
+  // A multipart body's file part is a little smaller than the body: its memory is sized from it.
+  if (request.isMultipart()) return receiveMultipart(request, limit, declared);
   // Fastify calls no body parser for a request without a body (no Content-Type, Content-Length 0).
   if (!isStream(request.body)) throw badRequest('The upload is empty; send the document as the request body.');
-  const raw = await readLimited(request.body, limit, Number.isFinite(declared) ? declared : undefined);
+  const raw = await readLimited(request.body, limit, declared);
   const gzipped = /\bgzip\b/i.test(String(request.headers['content-encoding'] ?? '')) || isGzip(raw.content);
   return { ...(gzipped ? await inflate(raw.content, limit) : raw), gzip: gzipped ? raw.content : null, contentType: request.headers['content-type'], fields: {} };
 }
 
-async function receiveMultipart(request: FastifyRequest, limit: number): Promise<ReceivedUpload> {
+async function receiveMultipart(request: FastifyRequest, limit: number, declared: number | undefined): Promise<ReceivedUpload> {
   try {
-    return await readParts(request, limit);
+    return await readParts(request, limit, declared);
   } catch (error) {
     // The multipart parser's own errors (no boundary, truncated body) carry no HTTP status.
     if (error instanceof HttpProblem || (error as { statusCode?: number }).statusCode) throw error;
@@ -55,7 +57,7 @@ async function receiveMultipart(request: FastifyRequest, limit: number): Promise
   }
 }
 
-async function readParts(request: FastifyRequest, limit: number): Promise<ReceivedUpload> {
+async function readParts(request: FastifyRequest, limit: number, declared: number | undefined): Promise<ReceivedUpload> {
   const fields: UploadContext = {};
   let received: ReceivedUpload | null = null;
   for await (const part of request.parts()) {
@@ -64,7 +66,7 @@ async function readParts(request: FastifyRequest, limit: number): Promise<Receiv
         fields[part.fieldname as keyof UploadContext] = part.value;
       }
     } else if (part.fieldname === 'file' && received === null) {
-      const raw = await readLimited(part.file, limit);
+      const raw = await readLimited(part.file, limit, declared);
       const gzipped = isGzip(raw.content);
       received = { ...(gzipped ? await inflate(raw.content, limit) : raw), gzip: gzipped ? raw.content : null, contentType: gzipped ? undefined : part.mimetype, fields };
     } else {
