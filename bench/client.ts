@@ -47,24 +47,33 @@ export async function uploadInProcess({ body, ...job }: UploadJob, onStart: () =
   try {
     const file = path.join(dir, 'document');
     fs.writeFileSync(file, body);
-    const child = spawn(process.execPath, ['--import', 'tsx', SELF, JSON.stringify({ ...job, file } satisfies ClientJob)], {
-      cwd: path.dirname(path.dirname(SELF)), stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const exited = new Promise<number | null>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('exit', resolve);
-    });
-    let result: TimedUpload | undefined;
-    for await (const line of createInterface({ input: child.stdout })) {
-      if (line === 'started') onStart();
-      else result = JSON.parse(line) as TimedUpload;
-    }
-    const code = await exited;
-    if (code !== 0 || !result) throw new Error(`the upload client exited with ${code}`);
-    return result;
+    return await uploadFileInProcess({ ...job, file }, onStart);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** timeUpload of a document in a file, which this process never reads. */
+export function timeUploadOfFile(server: { origin: string; key: string }, repoId: string, file: string): Promise<TimedUpload> {
+  return uploadFileInProcess({ origin: server.origin, key: server.key, repoId, file, contentType: 'application/octet-stream', delayMs: 1000 });
+}
+
+async function uploadFileInProcess(job: ClientJob, onStart: () => void = () => undefined): Promise<TimedUpload> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SELF, JSON.stringify(job)], {
+    cwd: path.dirname(path.dirname(SELF)), stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', resolve);
+  });
+  let result: TimedUpload | undefined;
+  for await (const line of createInterface({ input: child.stdout })) {
+    if (line === 'started') onStart();
+    else result = JSON.parse(line) as TimedUpload;
+  }
+  const code = await exited;
+  if (code !== 0 || !result) throw new Error(`the upload client exited with ${code}`);
+  return result;
 }
 
 /**

@@ -1,7 +1,9 @@
-import { gzipSync } from 'node:zlib';
-import { generateCycloneDx, generateSarif } from './generate.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { postgresAvailable, startBenchServer, trackPeakMemory } from './support.js';
-import { timeUpload } from './client.js';
+import { timeUploadOfFile } from './client.js';
+import { writeIngestDocuments, type IngestDocument } from './ingest-documents.js';
 import { seedRepos } from './seed.js';
 
 export interface IngestResult {
@@ -27,14 +29,15 @@ export interface IngestResult {
 const ROUNDS = Number(process.env.BENCH_INGEST_ROUNDS ?? 3);
 
 export async function benchIngest(log: (line: string) => void): Promise<IngestResult[]> {
-  const sarif = generateSarif({ results: 100_000, runs: 4 });
-  const cases: [string, Buffer, number][] = [
-    ['SARIF, 100,000 results in 4 runs (first upload)', sarif, 100_000],
-    ['same SARIF with 10% of results changed', generateSarif({ results: 100_000, runs: 4, changed: 0.1 }), 100_000],
-    ['CycloneDX, 20,000 components', generateCycloneDx(20_000), 20_000],
-    ['SARIF 100,000 results, gzip', gzipSync(sarif), 100_000],
-    ['same SARIF with every line moved by one', generateSarif({ results: 100_000, runs: 4, moved: 1 }), 100_000],
-  ];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scanyard-bench-ingest-'));
+  try {
+    return await benchCases(writeIngestDocuments(dir), log);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function benchCases(cases: IngestDocument[], log: (line: string) => void): Promise<IngestResult[]> {
   const kinds: ('sqlite' | 'postgres')[] = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
   const results: IngestResult[] = [];
   for (const kind of kinds) {
@@ -43,9 +46,9 @@ export async function benchIngest(log: (line: string) => void): Promise<IngestRe
       const rounds: { seconds: number; peakMiB: number; counts: string }[][] = cases.map(() => []);
       for (let round = 0; round < ROUNDS; round++) {
         const [repoId] = round === 0 ? [server.repoId] : await seedRepos(server.db, server.orgId, 1, { prefix: `ingest-round-${round + 1}` });
-        for (const [index, [input, body]] of cases.entries()) {
+        for (const [index, { input, file }] of cases.entries()) {
           const peak = trackPeakMemory();
-          const { seconds, upload } = await timeUpload(server, repoId!, body);
+          const { seconds, upload } = await timeUploadOfFile(server, repoId!, file);
           const counts = upload.counts as Record<string, number>;
           const run = {
             seconds, peakMiB: peak(),
@@ -55,13 +58,13 @@ export async function benchIngest(log: (line: string) => void): Promise<IngestRe
           log(`${kind.padEnd(8)} round ${round + 1}: ${input.padEnd(50)} ${seconds.toFixed(2)} s  peak ${run.peakMiB} MiB  (${run.counts})`);
         }
       }
-      for (const [index, [input, body, items]] of cases.entries()) {
+      for (const [index, { input, items, bytes }] of cases.entries()) {
         const runs = rounds[index]!;
         // Every round starts from an empty repository: a round that counted differently is a bug, not noise.
         if (new Set(runs.map((r) => r.counts)).size > 1) throw new Error(`${input}: the rounds counted differently: ${runs.map((r) => r.counts).join('; ')}`);
         const seconds = [...runs.map((r) => r.seconds)].sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
         const result: IngestResult = {
-          database: kind, input, items, bytes: body.length, seconds, perSecond: Math.round(items / seconds),
+          database: kind, input, items, bytes, seconds, perSecond: Math.round(items / seconds),
           peakMiB: Math.max(...runs.map((r) => r.peakMiB)), counts: runs[0]!.counts, runs: runs.map((r) => r.seconds),
         };
         results.push(result);

@@ -1,4 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
+import type { DocumentMemory } from './document-memory.js';
 
 /** Where a document of unknown size starts; it doubles as it fills. */
 const FIRST_BYTES = 64 * 1024;
@@ -17,6 +18,9 @@ const FIRST_BYTES = 64 * 1024;
  * takes well under a millisecond, so no request waits on it. A document of no stated size grows by
  * doubling, each time copying what it holds (a multipart body's file part is sized from the body's
  * Content-Length, so only a chunked upload grows).
+ *
+ * Given a DocumentMemory, a large document takes its memory from there, and whoever reads the
+ * document after gives it back with `memory.release(content.buffer)`.
  */
 export class DocumentBuffer {
   #bytes: Buffer<SharedArrayBuffer>;
@@ -27,8 +31,8 @@ export class DocumentBuffer {
    * `expected`: the size the sender stated, when it did (it may be wrong: the document grows past it,
    * and is cut to what arrived); `limit`: the most it may grow to, which the caller enforces.
    */
-  constructor(expected: number | undefined, private readonly limit: number) {
-    this.#bytes = Buffer.from(new SharedArrayBuffer(Math.min(expected ?? FIRST_BYTES, limit)));
+  constructor(expected: number | undefined, private readonly limit: number, private readonly memory?: DocumentMemory) {
+    this.#bytes = this.#allocate(Math.min(expected ?? FIRST_BYTES, limit));
   }
 
   get size(): number {
@@ -48,9 +52,19 @@ export class DocumentBuffer {
     return { content: this.#bytes.subarray(0, this.#size), sha256: this.#hash.digest('hex') };
   }
 
+  /** Gives the memory back unfinished (the upload was refused). */
+  discard(): void {
+    this.memory?.release(this.#bytes.buffer);
+  }
+
   #grow(needed: number): void {
-    const grown = Buffer.from(new SharedArrayBuffer(Math.max(needed, Math.min(2 * this.#bytes.length, this.limit))));
+    const grown = this.#allocate(Math.max(needed, Math.min(2 * this.#bytes.length, this.limit)));
     grown.set(this.#bytes.subarray(0, this.#size));
+    this.memory?.release(this.#bytes.buffer);
     this.#bytes = grown;
+  }
+
+  #allocate(bytes: number): Buffer<SharedArrayBuffer> {
+    return Buffer.from(this.memory ? this.memory.take(bytes, this.limit) : new SharedArrayBuffer(bytes));
   }
 }

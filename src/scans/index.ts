@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { DatabaseConfig, Db } from '../db/index.js';
 import { uploadStore } from './upload-store.js';
 import { HandedOver } from './handed-over.js';
+import { DocumentMemory } from './document-memory.js';
 import { resultsStore } from './results-store.js';
 import { scanService, type AdmitRepo, type AuthorizedRepo } from './service.js';
 import { refStore } from '../refs/store.js';
@@ -27,8 +28,10 @@ export function runsIngestThread(database: DatabaseConfig, workers: number): boo
 /** Uploads, results and the ingest workers, wired together. */
 export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRepo, admitRepo: AdmitRepo) {
   const handOverBytes = Math.min(2 * config.maxUploadBytes, HAND_OVER_MAX_BYTES);
+  // As much as the ingest thread keeps handed over: the documents of two uploads of the largest size.
+  const documents = new DocumentMemory(handOverBytes);
   // Read by workers in this process (an in-memory database); the ingest thread keeps its own.
-  const handedOver = new HandedOver(handOverBytes);
+  const handedOver = new HandedOver(handOverBytes, (_uploadId, content) => documents.release(content.buffer as SharedArrayBuffer));
   const uploads = uploadStore(db.kysely, db.dialect, handedOver);
   const results = resultsStore(db.kysely, db.dialect);
   const refs = refStore(db.kysely);
@@ -40,6 +43,8 @@ export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRe
   return {
     uploads,
     results,
+    /** Where uploads' large documents are received into (DocumentBuffer), used again once stored and parsed. */
+    documents,
     events,
     settlements,
     refs,
@@ -57,8 +62,14 @@ export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRe
     startWorkers(count: number, log: FastifyBaseLogger): void {
       if (count <= 0) return;
       pool = !runsIngestThread(config.database, count)
-        ? { ...startWorkers({ db, uploads, log, events }, count, options), handOver: (uploadId, _format, content) => handedOver.put(uploadId, content) }
-        : startIngestThread({ database: config.database, count, options, logLevel: log.level ?? 'silent', handOverBytes }, events, log);
+        ? {
+          ...startWorkers({ db, uploads, log, events }, count, options),
+          handOver: (uploadId, _format, content) => {
+            documents.share(content.buffer);
+            handedOver.put(uploadId, content);
+          },
+        }
+        : startIngestThread({ database: config.database, count, options, logLevel: log.level ?? 'silent', handOverBytes }, events, log, documents);
     },
 
     async stopWorkers(): Promise<void> {

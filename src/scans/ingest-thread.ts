@@ -19,7 +19,7 @@ const port = parentPort!;
 const db = openDatabase(data.database, data.count + 1, { checkpoints: false });
 const post = (event: IngestThreadEvent) => port.postMessage(event);
 const log = pino({ level: data.logLevel });
-const handedOver = new HandedOver(data.handOverBytes);
+const handedOver = new HandedOver(data.handOverBytes, (uploadId) => post({ type: 'handed-back', uploadId }));
 const early = new EarlyParse(LARGE_UPLOAD_BYTES);
 const pool = startWorkers({
   db,
@@ -45,8 +45,9 @@ port.on('message', (command: IngestThreadCommand) => {
   if (command.type === 'wake') pool.wake();
   else if (command.type === 'hand-over') {
     const content = Buffer.from(command.content.buffer, command.content.byteOffset, command.content.byteLength);
-    handedOver.put(command.uploadId, content);
+    // Parsed before it is kept: keeping may hand it back at once (too large), and then its memory may hold another document.
     early.offer(command.uploadId, command.format, content);
+    handedOver.put(command.uploadId, content);
   }
   else {
     clearInterval(checkpoints);

@@ -91,8 +91,14 @@ const uploadRoute: FastifyPluginAsyncTypebox<{ services: Services }> = async (ap
     },
   }, async (request, reply) => {
     const repo = await scans.repoForUpload(request.actor!, request.params.id);
-    const received = await receiveUpload(request, limit);
-    const upload = await scans.accept(request.actor!, repo, received, uploadContext(received.fields, request.query));
+    const received = await receiveUpload(request, limit, services.scans.documents);
+    let upload;
+    try {
+      upload = await scans.accept(request.actor!, repo, received, uploadContext(received.fields, request.query));
+    } finally {
+      // Stored (or refused): this thread is done with the document; the ingest thread says so itself.
+      received.release();
+    }
     return reply.code(202).header('location', `/api/v1/uploads/${upload.id}`).send(presentUpload(upload));
   });
 };

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { badRequest, HttpProblem } from '../problem.js';
 import type {} from '@fastify/multipart';
 import { DocumentBuffer } from './document-buffer.js';
+import type { DocumentMemory } from './document-memory.js';
 
 const GZIP_MAGIC = [0x1f, 0x8b];
 
@@ -25,6 +26,8 @@ export interface ReceivedUpload {
   contentType: string | undefined;
   /** Context sent as multipart fields (query parameters are read by the route). */
   fields: UploadContext;
+  /** Gives `content` and `gzip` back to the DocumentMemory they came from, once this thread is done with them. */
+  release(): void;
 }
 
 const CONTEXT_FIELDS = new Set(['format', 'category', 'commit_sha', 'ref', 'base_ref']);
@@ -32,24 +35,31 @@ const CONTEXT_FIELDS = new Set(['format', 'category', 'commit_sha', 'ref', 'base
 /**
  * Reads the upload, the file itself or the `file` part of a multipart form, gzip or not. The limit
  * holds for the bytes received and, separately, for the inflated size: a gzip bomb stops at the
- * limit instead of filling memory.
+ * limit instead of filling memory. A large document's memory comes from `memory` when given; the
+ * caller calls `release()` once it has stored the upload (a refused one gives it back here).
  */
-export async function receiveUpload(request: FastifyRequest, limit: number): Promise<ReceivedUpload> {
+export async function receiveUpload(request: FastifyRequest, limit: number, memory?: DocumentMemory): Promise<ReceivedUpload> {
   const stated = Number(request.headers['content-length']);
   const declared = Number.isFinite(stated) ? stated : undefined;
   if (declared !== undefined && declared > limit) throw tooLarge(limit);
-  // A multipart body's file part is a little smaller than the body: its memory is sized from it.
-  if (request.isMultipart()) return receiveMultipart(request, limit, declared);
-  // Fastify calls no body parser for a request without a body (no Content-Type, Content-Length 0).
-  if (!isStream(request.body)) throw badRequest('The upload is empty; send the document as the request body.');
-  const raw = await readLimited(request.body, limit, declared);
-  const gzipped = /\bgzip\b/i.test(String(request.headers['content-encoding'] ?? '')) || isGzip(raw.content);
-  return { ...(gzipped ? await inflate(raw.content, limit) : raw), gzip: gzipped ? raw.content : null, contentType: request.headers['content-type'], fields: {} };
+  const reader = new DocumentReader(limit, memory);
+  try {
+    // A multipart body's file part is a little smaller than the body: its memory is sized from it.
+    if (request.isMultipart()) return await receiveMultipart(request, reader, declared);
+    // Fastify calls no body parser for a request without a body (no Content-Type, Content-Length 0).
+    if (!isStream(request.body)) throw badRequest('The upload is empty; send the document as the request body.');
+    const raw = await reader.read(request.body, declared);
+    const gzipped = /\bgzip\b/i.test(String(request.headers['content-encoding'] ?? '')) || isGzip(raw.content);
+    return reader.received(gzipped ? await reader.inflate(raw.content) : raw, gzipped ? raw.content : null, request.headers['content-type'], {});
+  } catch (error) {
+    reader.release();
+    throw error;
+  }
 }
 
-async function receiveMultipart(request: FastifyRequest, limit: number, declared: number | undefined): Promise<ReceivedUpload> {
+async function receiveMultipart(request: FastifyRequest, reader: DocumentReader, declared: number | undefined): Promise<ReceivedUpload> {
   try {
-    return await readParts(request, limit, declared);
+    return await readParts(request, reader, declared);
   } catch (error) {
     // The multipart parser's own errors (no boundary, truncated body) carry no HTTP status.
     if (error instanceof HttpProblem || (error as { statusCode?: number }).statusCode) throw error;
@@ -57,7 +67,7 @@ async function receiveMultipart(request: FastifyRequest, limit: number, declared
   }
 }
 
-async function readParts(request: FastifyRequest, limit: number, declared: number | undefined): Promise<ReceivedUpload> {
+async function readParts(request: FastifyRequest, reader: DocumentReader, declared: number | undefined): Promise<ReceivedUpload> {
   const fields: UploadContext = {};
   let received: ReceivedUpload | null = null;
   for await (const part of request.parts()) {
@@ -66,9 +76,9 @@ async function readParts(request: FastifyRequest, limit: number, declared: numbe
         fields[part.fieldname as keyof UploadContext] = part.value;
       }
     } else if (part.fieldname === 'file' && received === null) {
-      const raw = await readLimited(part.file, limit, declared);
+      const raw = await reader.read(part.file, declared);
       const gzipped = isGzip(raw.content);
-      received = { ...(gzipped ? await inflate(raw.content, limit) : raw), gzip: gzipped ? raw.content : null, contentType: gzipped ? undefined : part.mimetype, fields };
+      received = reader.received(gzipped ? await reader.inflate(raw.content) : raw, gzipped ? raw.content : null, gzipped ? undefined : part.mimetype, fields);
     } else {
       part.file.resume();
     }
@@ -77,45 +87,68 @@ async function readParts(request: FastifyRequest, limit: number, declared: numbe
   return received;
 }
 
-function isStream(body: unknown): body is Readable {
-  return typeof body === 'object' && body !== null && typeof (body as Readable).pipe === 'function';
-}
-
 type Read = ReturnType<DocumentBuffer['finish']>;
 
-/**
- * Everything `source` gives, up to `limit` bytes (past it, `tooLargeError` and the source is
- * destroyed), copied and hashed as it comes (DocumentBuffer), into memory of the `expected` size
- * when the sender stated one.
- */
-async function readAll(source: Readable, limit: number, expected: number | undefined, tooLargeError: () => HttpProblem): Promise<Read> {
-  const document = new DocumentBuffer(expected, limit);
-  for await (const chunk of source) {
-    if (document.size + (chunk as Buffer).length > limit) {
-      source.destroy();
-      throw tooLargeError();
+/** Reads an upload's documents (the bytes sent, and inflated when gzip) and gives their memory back together. */
+class DocumentReader {
+  readonly #read: Buffer<SharedArrayBuffer>[] = [];
+
+  constructor(private readonly limit: number, private readonly memory: DocumentMemory | undefined) {}
+
+  /** The raw bytes `source` gives, up to the limit. */
+  read(source: Readable, expected: number | undefined): Promise<Read> {
+    return this.#readAll(source, expected, () => tooLarge(this.limit));
+  }
+
+  /**
+   * The gzip body inflated, on libuv's thread pool, stopping at the limit: a bomb never grows past it.
+   * A stream, not zlib's gunzip(), which joins the pieces at once (the CLI always sends gzip).
+   */
+  async inflate(raw: Buffer): Promise<Read> {
+    const gunzip = createGunzip();
+    try {
+      return await this.#readAll(gunzip.end(raw), statedSize(raw), () => tooLarge(this.limit, 'decompressed '));
+    } catch (error) {
+      if (error instanceof HttpProblem) throw error;
+      throw badRequest(`The upload is not valid gzip: ${(error as Error).message}`);
     }
-    document.append(chunk as Buffer);
   }
-  return document.finish();
+
+  received(document: Read, gzip: Buffer | null, contentType: string | undefined, fields: UploadContext): ReceivedUpload {
+    return { ...document, gzip, contentType, fields, release: () => this.release() };
+  }
+
+  release(): void {
+    for (const content of this.#read.splice(0)) this.memory?.release(content.buffer);
+  }
+
+  /**
+   * Everything `source` gives, up to the limit (past it, `tooLargeError` and the source is
+   * destroyed), copied and hashed as it comes (DocumentBuffer), into memory of the `expected` size
+   * when the sender stated one.
+   */
+  async #readAll(source: Readable, expected: number | undefined, tooLargeError: () => HttpProblem): Promise<Read> {
+    const document = new DocumentBuffer(expected, this.limit, this.memory);
+    try {
+      for await (const chunk of source) {
+        if (document.size + (chunk as Buffer).length > this.limit) {
+          source.destroy();
+          throw tooLargeError();
+        }
+        document.append(chunk as Buffer);
+      }
+    } catch (error) {
+      document.discard();
+      throw error;
+    }
+    const read = document.finish();
+    this.#read.push(read.content);
+    return read;
+  }
 }
 
-function readLimited(stream: Readable, limit: number, expected?: number): Promise<Read> {
-  return readAll(stream, limit, expected, () => tooLarge(limit));
-}
-
-/**
- * The gzip body inflated, on libuv's thread pool, stopping at the limit: a bomb never grows past it.
- * A stream, not zlib's gunzip(), which joins the pieces at once (the CLI always sends gzip).
- */
-async function inflate(raw: Buffer, limit: number): Promise<Read> {
-  const gunzip = createGunzip();
-  try {
-    return await readAll(gunzip.end(raw), limit, statedSize(raw), () => tooLarge(limit, 'decompressed '));
-  } catch (error) {
-    if (error instanceof HttpProblem) throw error;
-    throw badRequest(`The upload is not valid gzip: ${(error as Error).message}`);
-  }
+function isStream(body: unknown): body is Readable {
+  return typeof body === 'object' && body !== null && typeof (body as Readable).pipe === 'function';
 }
 
 /**

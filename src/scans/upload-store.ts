@@ -22,6 +22,8 @@ export type NewUpload = Pick<UploadRow, 'id' | 'repository_id' | 'format' | 'siz
 export interface ClaimedUpload {
   upload: UploadRow;
   content: Buffer;
+  /** Says that nothing will read `content` again (a handed-over document's memory is used again); at most once. */
+  release(): void;
 }
 
 /**
@@ -30,12 +32,12 @@ export interface ClaimedUpload {
  */
 export function uploadStore(db: Kysely<Database>, dialect: Dialect, handedOver?: HandedOver) {
   /** The document, inflated when it was kept as gzip. */
-  async function storedContent(uploadId: string): Promise<Buffer> {
+  async function storedContent(uploadId: string): Promise<Pick<ClaimedUpload, 'content' | 'release'>> {
     const handed = handedOver?.take(uploadId);
     if (handed) return handed;
     const row = await db.selectFrom('upload_contents').select(['content', 'encoding']).where('upload_id', '=', uploadId).executeTakeFirst();
-    if (!row) return Buffer.alloc(0);
-    return row.encoding === 'gzip' ? gunzipAsync(row.content) : row.content;
+    const content = !row ? Buffer.alloc(0) : row.encoding === 'gzip' ? await gunzipAsync(row.content) : row.content;
+    return { content, release: () => undefined };
   }
 
   return {
@@ -93,7 +95,7 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, handedOver?:
         return upload;
       });
       if (!claimed) return undefined;
-      return { upload: claimed, content: await storedContent(claimed.id) };
+      return { upload: claimed, ...(await storedContent(claimed.id)) };
     },
 
     /** Keeps a long job's claim alive; false when the claim was lost to another worker. */

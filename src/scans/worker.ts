@@ -9,6 +9,7 @@ import type { ImportCounts } from './severity.js';
 import { stripNul } from './strip-nul.js';
 import type { ClaimedUpload, UploadStore } from './upload-store.js';
 import { startLoops, type Loops } from '../jobs/loops.js';
+import type { DocumentMemory } from './document-memory.js';
 
 export interface WorkerOptions {
   /** How long a claim holds before another worker may take the upload (renewed while working). */
@@ -51,6 +52,8 @@ export interface IngestThreadData {
 /** The thread's events, as `UploadEvents` would have said them in process. */
 export type IngestThreadEvent =
   | { type: 'completed'; format: string; seconds: number; counts: ImportCounts }
+  /** The thread will not read the document of this upload again (HandedOver's letGo): its memory may hold another. */
+  | { type: 'handed-back'; uploadId: string }
   | { type: 'failed'; format: string; reason: string }
   | { type: 'settled'; uploadId: string };
 
@@ -63,11 +66,13 @@ export type IngestThreadCommand = { type: 'wake' } | { type: 'stop' } | { type: 
  * that answers requests: a 64 MiB upload took the status read's loop for seconds. The thread is
  * started again if it dies; stop() lets it finish the uploads in hand first.
  */
-export function startIngestThread(data: IngestThreadData, events: UploadEvents, log: FastifyBaseLogger): WorkerPool {
+export function startIngestThread(data: IngestThreadData, events: UploadEvents, log: FastifyBaseLogger, memory: DocumentMemory): WorkerPool {
   let thread: Worker;
   let running = false;
   let stopping = false;
   let stopped: () => void = () => undefined;
+  /** The memory of the documents the thread holds, by upload, until it hands them back. */
+  const lent = new Map<string, SharedArrayBuffer>();
   const start = () => {
     thread = spawnIngestThread(data);
     running = true;
@@ -75,10 +80,18 @@ export function startIngestThread(data: IngestThreadData, events: UploadEvents, 
       if (event.type === 'completed') events.completed?.(event.format, event.seconds, event.counts);
       else if (event.type === 'failed') events.failed?.(event.format, event.reason);
       else if (event.type === 'settled') events.settled?.(event.uploadId);
+      else if (event.type === 'handed-back') {
+        const handed = lent.get(event.uploadId);
+        lent.delete(event.uploadId);
+        if (handed) memory.release(handed);
+      }
     });
     thread.on('error', (error) => log.error({ err: error }, 'the ingest thread failed'));
     thread.on('exit', (code) => {
       running = false;
+      // A dead thread hands nothing back; what it held goes to the garbage collector, never to another document.
+      for (const handed of lent.values()) memory.forget(handed);
+      lent.clear();
       if (stopping) return stopped();
       // Its claims expire and are taken again, by this thread once restarted or by another instance.
       log.error({ code }, 'the ingest thread exited; starting it again');
@@ -90,7 +103,11 @@ export function startIngestThread(data: IngestThreadData, events: UploadEvents, 
   start();
   return {
     wake: () => thread.postMessage({ type: 'wake' } satisfies IngestThreadCommand),
-    handOver: (uploadId, format, content) => thread.postMessage({ type: 'hand-over', uploadId, format, content } satisfies IngestThreadCommand),
+    handOver: (uploadId, format, content) => {
+      memory.share(content.buffer);
+      lent.set(uploadId, content.buffer);
+      thread.postMessage({ type: 'hand-over', uploadId, format, content } satisfies IngestThreadCommand);
+    },
     stop: () => new Promise<void>((resolve) => {
       stopping = true;
       // Between an unexpected exit and the restart there is no thread to wait for.
@@ -141,6 +158,7 @@ export async function processClaimed(deps: WorkerDeps, claimed: ClaimedUpload, o
   const log = deps.log.child({ upload_id: upload.id, repository_id: upload.repository_id });
   const started = performance.now();
   if (upload.attempts > options.maxAttempts) {
+    claimed.release();
     await deps.uploads.fail(upload, `Processing was interrupted ${options.maxAttempts} times; the upload was given up.`);
     deps.events?.settled?.(upload.id);
     return;
@@ -171,21 +189,27 @@ export async function processClaimed(deps: WorkerDeps, claimed: ClaimedUpload, o
     }
   } finally {
     clearInterval(heartbeat);
+    // Released after the parse already; this is for a path that never reached it.
+    claimed.release();
   }
 }
 
 /**
  * The claimed upload's scan: parsed before the claim, or now. The document is let go of here (the
- * claim keeps an empty one), as nothing after the parse needs it: the apply that follows runs
- * without its size (up to the 64 MiB limit) held.
+ * claim keeps an empty one, and its memory is released), as nothing after the parse needs it: the
+ * apply that follows runs without its size (up to the 64 MiB limit) held.
  */
 function scanOf(deps: WorkerDeps, claimed: ClaimedUpload): NormalisedScan {
   const { upload, content } = claimed;
   claimed.content = NO_CONTENT;
-  if (upload.format === REMATCH_FORMAT) return { format: 'findings', analyses: [] };
-  const early = deps.parsedEarly?.(upload.id);
-  if (early instanceof Error) throw early;
-  return early ?? parseDocument(upload.format, content);
+  try {
+    if (upload.format === REMATCH_FORMAT) return { format: 'findings', analyses: [] };
+    const early = deps.parsedEarly?.(upload.id);
+    if (early instanceof Error) throw early;
+    return early ?? parseDocument(upload.format, content);
+  } finally {
+    claimed.release();
+  }
 }
 
 const NO_CONTENT = Buffer.alloc(0);

@@ -1,4 +1,7 @@
 import fs from 'node:fs';
+import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { sarifLog } from '../support/sarif.js';
@@ -49,6 +52,32 @@ describe('large uploads through the ingest thread (SQLite)', () => {
     const items = (await page.json()) as { rule_id: string; file_path: string }[];
     expect(items.length).toBe(100);
     expect(items.every((f) => f.rule_id.startsWith('S') && f.file_path.startsWith('src/second/'))).toBe(true);
+
+    // Both documents' memory is now kept for the next ones (scans/document-memory.ts): each of these
+    // is received into it, one plain and one as gzip (whose bytes sent are kept too), and must be
+    // stored and applied as exactly itself.
+    const third = sarifLog(Array.from({ length: 6500 }, (_, i) => ({ rule: `T${i % 40}`, file: `src/third/${i}.ts`, message: `third ${'t'.repeat(150)}` })));
+    const fourth = sarifLog(Array.from({ length: 5500 }, (_, i) => ({ rule: `U${i % 40}`, file: `src/fourth/${i}.ts`, message: `fourth ${'u'.repeat(150)}` })));
+    const c = await postUpload(serve.url!, key, repo.id, third, 'third');
+    expect(await settled(c.id)).toMatchObject({ status: 'complete', counts: { new: 6500 } });
+    const d = await postUpload(serve.url!, key, repo.id, gzipSync(fourth), 'fourth');
+    expect(await settled(d.id)).toMatchObject({ status: 'complete', counts: { new: 5500 } });
+    for (const [upload, prefix, count] of [[c, 'src/third/', 6500], [d, 'src/fourth/', 5500]] as const) {
+      const res = await fetch(`${serve.url}/api/v1/repos/${repo.id}/findings?introduced_in=${upload.id}&per_page=100&page=5`, { headers: { cookie } });
+      expect(res.headers.get('x-total-count')).toBe(String(count));
+      expect(((await res.json()) as { file_path: string }[]).every((f) => f.file_path.startsWith(prefix))).toBe(true);
+    }
+    const stored = new Database(file, { readonly: true });
+    try {
+      for (const [upload, document] of [[a, first], [b, second], [c, third], [d, fourth]] as const) {
+        const row = stored.prepare('select content, encoding from upload_contents where upload_id = ?').get(upload.id) as { content: Buffer; encoding: string | null };
+        const content = row.encoding === 'gzip' ? gunzipSync(row.content) : row.content;
+        expect(content.equals(Buffer.from(document))).toBe(true);
+        expect(upload.sha256).toBe(createHash('sha256').update(document).digest('hex'));
+      }
+    } finally {
+      stored.close();
+    }
 
     const broken = JSON.stringify({ $schema: 'https://json.schemastore.org/sarif-2.1.0.json', version: '2.1.0', runs: 'not a list', padding: 'z'.repeat(MiB) });
     const failed = await settled((await postUpload(serve.url!, key, repo.id, broken, 'broken')).id);

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DocumentBuffer } from '../../src/scans/document-buffer.js';
+import { DocumentMemory } from '../../src/scans/document-memory.js';
 
 const MiB = 1024 * 1024;
 
@@ -52,4 +53,35 @@ describe('a document received into shared memory', () => {
     expect(content.buffer.byteLength).toBeLessThanOrEqual(limit);
     expect(content.equals(document)).toBe(true);
   });
+
+  it('takes large memory from a DocumentMemory and gives back what it grew out of, or all of it when discarded', () => {
+    const memory = new DocumentMemory(64 * MiB);
+    const buffer = new DocumentBuffer(2 * MiB, 64 * MiB, memory);
+    for (let offset = 0; offset < document.length; offset += 65_536) buffer.append(document.subarray(offset, offset + 65_536));
+    // Grown from 2 MiB to 4: the 2 MiB is kept for the next document.
+    expect(memory.freeBytes).toBe(2 * MiB);
+    const { content } = buffer.finish();
+    expect(content.equals(document)).toBe(true);
+    expect(content.buffer.byteLength).toBe(4 * MiB);
+    memory.release(content.buffer);
+    expect(memory.freeBytes).toBe(6 * MiB);
+
+    // The next document is written over a kept memory, and is exactly itself.
+    const next = randomBytes(3 * MiB);
+    const again = receiveInto(next, memory);
+    expect(again.content.buffer.byteLength).toBe(4 * MiB);
+    expect(again.content.equals(next)).toBe(true);
+    expect(again.sha256).toBe(createHash('sha256').update(next).digest('hex'));
+
+    const refused = new DocumentBuffer(3 * MiB, 64 * MiB, memory);
+    refused.append(next.subarray(0, 1000));
+    refused.discard();
+    expect(memory.freeBytes).toBe(5 * MiB);
+  });
 });
+
+function receiveInto(document: Buffer, memory: DocumentMemory) {
+  const buffer = new DocumentBuffer(document.length, 64 * MiB, memory);
+  for (let offset = 0; offset < document.length; offset += 65_536) buffer.append(document.subarray(offset, offset + 65_536));
+  return buffer.finish();
+}

@@ -307,6 +307,7 @@ export interface AcceptedUpload {
   id: string;
   status: string;
   category: string;
+  sha256: string;
 }
 
 /** POSTs a document to a repository with an API key; the accepted upload (202) or an error with the answer. */
