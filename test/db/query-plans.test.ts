@@ -119,6 +119,7 @@ async function aDayInTheLife(t: TestApp): Promise<void> {
     `/api/v1/repos/${repo.id}/refs`, `/api/v1/repos/${repo.id}/gate`, `/api/v1/repos/${repo.id}/vex?format=openvex`,
     `/api/v1/uploads/${uploads[0]!.id}`, `/api/v1/orgs/${org.id}/repos`, `/api/v1/orgs`, `/api/v1/advisories/top`,
     `/api/v1/advisories/GHSA-35jh-r3h4-6jhm`, `/api/v1/advisories?ecosystem=npm&package=lodash`, `/api/v1/orgs/${org.id}/audit`,
+    `/api/v1/orgs/${org.id}/audit?actor=admin`, `/api/v1/audit?actor=${admin.user.id}`,
   ]) await call('GET', url);
   await runMaintenance(t.app.services, quietLog);
   // Deleting: a repository with results, then an org with one.

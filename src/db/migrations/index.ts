@@ -21,6 +21,7 @@ import * as analysisRowsCascade from './0022_analysis_rows_cascade.js';
 import * as findingsFillfactor from './0023_findings_fillfactor.js';
 import * as lookupIndexes from './0024_lookup_indexes.js';
 import * as refAnalyses from './0025_ref_analyses.js';
+import * as auditActorIndexes from './0026_audit_actor_indexes.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0023_findings_fillfactor': findingsFillfactor,
   '0024_lookup_indexes': lookupIndexes,
   '0025_ref_analyses': refAnalyses,
+  '0026_audit_actor_indexes': auditActorIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {
