@@ -17,7 +17,6 @@ const IDLE_MS = 60_000;
  */
 export class DocumentMemory {
   readonly #free: SharedArrayBuffer[] = [];
-  #freeBytes = 0;
   /** Memory handed out, by how many still read it. Weak: memory nobody gives back is collected. */
   readonly #readers = new WeakMap<SharedArrayBuffer, number>();
   #idle: NodeJS.Timeout | undefined;
@@ -37,7 +36,6 @@ export class DocumentMemory {
       if (kept.byteLength >= size && (best === -1 || kept.byteLength < this.#free[best]!.byteLength)) best = index;
     }
     const memory = best === -1 ? new SharedArrayBuffer(size) : this.#free.splice(best, 1)[0]!;
-    if (best !== -1) this.#freeBytes -= memory.byteLength;
     this.#readers.set(memory, 1);
     return memory;
   }
@@ -64,19 +62,17 @@ export class DocumentMemory {
 
   /** Bytes kept for the next documents. */
   get freeBytes(): number {
-    return this.#freeBytes;
+    return this.#free.reduce((bytes, kept) => bytes + kept.byteLength, 0);
   }
 
   #keep(memory: SharedArrayBuffer): void {
     if (memory.byteLength > this.keepBytes) return;
     this.#free.push(memory);
-    this.#freeBytes += memory.byteLength;
     // The oldest go first.
-    while (this.#freeBytes > this.keepBytes) this.#freeBytes -= this.#free.shift()!.byteLength;
+    while (this.freeBytes > this.keepBytes) this.#free.shift();
     clearTimeout(this.#idle);
     this.#idle = setTimeout(() => {
       this.#free.length = 0;
-      this.#freeBytes = 0;
     }, IDLE_MS).unref();
   }
 }

@@ -189,8 +189,6 @@ export async function processClaimed(deps: WorkerDeps, claimed: ClaimedUpload, o
     }
   } finally {
     clearInterval(heartbeat);
-    // Released after the parse already; this is for a path that never reached it.
-    claimed.release();
   }
 }
 
