@@ -10,6 +10,7 @@ const CASES: { input: string; items: number; make: () => Buffer }[] = [
   { input: 'SARIF, 100,000 results in 4 runs (first upload)', items: 100_000, make: () => generateSarif({ results: 100_000, runs: 4 }) },
   { input: 'same SARIF with 10% of results changed', items: 100_000, make: () => generateSarif({ results: 100_000, runs: 4, changed: 0.1 }) },
   { input: 'CycloneDX, 20,000 components', items: 20_000, make: () => generateCycloneDx(20_000) },
+  { input: 'same CycloneDX again, unchanged', items: 20_000, make: () => generateCycloneDx(20_000) },
   { input: 'SARIF 100,000 results, gzip', items: 100_000, make: () => gzipSync(generateSarif({ results: 100_000, runs: 4 })) },
   { input: 'same SARIF with every line moved by one', items: 100_000, make: () => generateSarif({ results: 100_000, runs: 4, moved: 1 }) },
 ];
@@ -25,7 +26,7 @@ const SELF = fileURLToPath(import.meta.url);
 
 /**
  * Writes the cases' documents into `dir`, from a process of its own (this file, run as a script):
- * the benchmark's process, whose peak memory is measured, never holds them. It held all five
+ * the benchmark's process, whose peak memory is measured, never holds them. It held all of them
  * (111 MiB, and the garbage of making them) until session 31.
  */
 export function writeIngestDocuments(dir: string): IngestDocument[] {

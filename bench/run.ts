@@ -136,7 +136,9 @@ function ingestSection(results: IngestResult[]): string {
     '20,000 components under 1 s, peak memory under 1 GiB. Peers for comparison: DefectDojo imports about 50',
     'findings/s; Dependency-Track processed 5,915 components in about 1.7 s. A re-upload where every line moved',
     '(code moved; every finding keeps its identity and gets new lines) costs at most 1.25x the first upload.',
-    `The five cases run in this order into one repository, the whole sequence ${results[0]?.runs.length ?? 0} times (\`BENCH_INGEST_ROUNDS\`) on`,
+    'The same SBOM uploaded again unchanged, as most CI runs send it, keeps its components\' rows (from session 32 on;',
+    'before, it wrote all 20,000 again and took as long as the first).',
+    `The ${new Set(results.map((r) => r.input)).size} cases run in this order into one repository, the whole sequence ${results[0]?.runs.length ?? 0} times (\`BENCH_INGEST_ROUNDS\`) on`,
     'the same server, each time into a repository of its own: the table has each case\'s median time and its highest',
     'peak, and the rounds\' times are listed below it.',
     '',
@@ -163,13 +165,15 @@ function ingestVerdicts(results: IngestResult[]): string[] {
     const first = cases.find((r) => r.input.includes('first upload'));
     const moved = cases.find((r) => r.input.includes('every line moved'));
     const components = cases.find((r) => r.input.includes('20,000 components'));
-    if (!first || !moved || !components) return [];
+    const again = cases.find((r) => r.input.includes('CycloneDX again'));
+    if (!first || !moved || !components || !again) return [];
     const ratio = moved.seconds / first.seconds;
     const peak = Math.max(...cases.map((r) => r.peakMiB));
     return [
       `${database}: first upload of 100,000 results ${first.seconds.toFixed(2)} s (target ${firstTarget[database]} s): ${verdict(first.seconds < firstTarget[database]!)}`,
       `${database}: every line moved ${moved.seconds.toFixed(2)} s = ${ratio.toFixed(2)}x the first upload: ${verdict(ratio <= 1.25)}`,
       `${database}: 20,000 components ${components.seconds.toFixed(2)} s (target 1 s): ${verdict(components.seconds < 1)}`,
+      `${database}: the same SBOM again, unchanged, ${again.seconds.toFixed(2)} s = ${(again.seconds / components.seconds).toFixed(2)}x its first upload (no target).`,
       `${database}: highest peak of the cases ${peak} MiB (target 1 GiB): ${verdict(peak < 1024)}`,
     ];
   });

@@ -7,6 +7,7 @@ import { fingerprintDistinct, fingerprintDistinctInTurns, type DistinctFindings 
 import { holdsClaim } from './upload-store.js';
 import { refreshRefState, refreshRefTotals } from './status-store.js';
 import { trackingStore, type ExistingFinding, type FindingDetails, type FindingPlace, type IngestDismissal, type NewFinding, type TrackingStore } from './tracking-store.js';
+import { keptComponents } from './component-rows.js';
 import { noChanges, zeroCounts, type SeverityChanges } from './severity.js';
 import { SEVERITY_RANK } from './parsers/severity.js';
 import { judgeUpload } from '../gates/judge.js';
@@ -181,13 +182,7 @@ async function applyAnalysis(
   const existing = current ? await store.existingFindings(analysisId) : [];
   const { fixedTotalChange, packages, ...diff } = await trackFindings(store, upload, ref.id, analysisId, distinct, existing, dismissed, at, changes, meanwhile);
   Object.assign(counts, diff);
-  const dependsOn = new Map(parsed.dependencies.map((d) => [d.ref, d.dependsOn]));
-  await store.replaceComponents(analysisId, parsed.components, (c) => ({
-    id: newId(), repository_id: upload.repository_id, analysis_id: analysisId, upload_id: upload.id,
-    ref: c.ref, name: c.name, version: c.version, purl: c.purl, type: c.type, package_key: c.purl ? packageOfPurl(c.purl)?.key ?? null : null,
-    licenses: JSON.stringify(c.licenses), hashes: JSON.stringify(c.hashes),
-    depends_on: JSON.stringify((c.ref !== null && dependsOn.get(c.ref)) || []),
-  }));
+  await syncComponents(store, upload, analysisId, parsed, current !== undefined);
   const open = zeroCounts();
   let dismissedHere = 0;
   for (const [fingerprint, finding] of incoming) {
@@ -201,6 +196,28 @@ async function applyAnalysis(
     fixed_total: (current?.fixed_total ?? 0) + fixedTotalChange,
   });
   return { counts, packages };
+}
+
+/**
+ * The analysis's components become the SBOM's. A component stored exactly as the SBOM states it
+ * again keeps its row: its id, and `upload_id`, the upload that brought it as it is. Only what
+ * changed is written. Most SBOM uploads are a CI run's unchanged dependencies, and writing all of
+ * them again was most of their ingest (20,000 components: 0.43 of 0.75 s on SQLite), and on
+ * PostgreSQL as many dead rows for vacuum to clear.
+ */
+async function syncComponents(store: TrackingStore, upload: UploadRow, analysisId: string, parsed: NormalisedAnalysis, stored: boolean): Promise<void> {
+  const dependsOn = new Map(parsed.dependencies.map((d) => [d.ref, d.dependsOn]));
+  const rows = stored ? await store.storedComponents(analysisId) : [];
+  const { arriving, gone } = keptComponents(rows, parsed.components.map((c) => ({
+    ref: c.ref, name: c.name, version: c.version, purl: c.purl, type: c.type,
+    licenses: JSON.stringify(c.licenses), hashes: JSON.stringify(c.hashes),
+    depends_on: JSON.stringify((c.ref !== null && dependsOn.get(c.ref)) || []),
+    package_key: c.purl ? packageOfPurl(c.purl)?.key ?? null : null,
+  })));
+  if (gone.length > 0) await store.deleteComponents(analysisId, gone.length === rows.length ? null : gone);
+  await store.insertComponents(arriving, (content) => ({
+    id: newId(), repository_id: upload.repository_id, analysis_id: analysisId, upload_id: upload.id, ...content,
+  }));
 }
 
 /** What applying one analysis did: its counts, and whether a finding that names a package arrived, changed or changed state. */

@@ -122,7 +122,7 @@ export const ComponentSchema = Type.Object({
   licenses: Type.Array(Type.String()),
   hashes: Type.Array(Type.Object({ alg: Type.String(), value: Type.String() })),
   depends_on: Type.Array(Type.String(), { description: 'refs of the components it depends on.' }),
-  upload_id: Type.String(),
+  upload_id: Type.String({ description: 'The upload that brought the component as it is: an SBOM uploaded again keeps what it lists unchanged.' }),
 }, { title: 'Component' });
 
 

@@ -4,6 +4,7 @@ import type { StoredStatement } from '../vex/match.js';
 import type { Db } from '../db/index.js';
 import { bulkInsert, bulkUpdate, type PgColumnType } from '../db/bulk-insert.js';
 import { newId } from '../db/ids.js';
+import { COMPONENT_CONTENT, type StoredComponent } from './component-rows.js';
 
 /** Ids per `IN (...)` list: well inside SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
 const CHUNK = 5000;
@@ -227,8 +228,23 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
       }
     },
 
-    async replaceComponents<Item>(analysisId: string, items: readonly Item[], rowOf: (item: Item) => NewComponent): Promise<void> {
-      await trx.deleteFrom('components').where('analysis_id', '=', analysisId).execute();
+    /** The analysis's components as stored: their ids and what an SBOM says of each. */
+    storedComponents(analysisId: string): Promise<StoredComponent[]> {
+      return trx.selectFrom('components').select(['id', ...COMPONENT_CONTENT]).where('analysis_id', '=', analysisId).execute();
+    },
+
+    /** Removes these components of the analysis; `null`: all of them. */
+    async deleteComponents(analysisId: string, ids: readonly string[] | null): Promise<void> {
+      if (ids === null) {
+        await trx.deleteFrom('components').where('analysis_id', '=', analysisId).execute();
+        return;
+      }
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        await trx.deleteFrom('components').where('analysis_id', '=', analysisId).where('id', 'in', ids.slice(i, i + CHUNK)).execute();
+      }
+    },
+
+    async insertComponents<Item>(items: readonly Item[], rowOf: (item: Item) => NewComponent): Promise<void> {
       await bulkInsert(target, 'components', COMPONENT_COLUMNS, items, rowOf);
     },
   };

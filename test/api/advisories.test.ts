@@ -172,13 +172,16 @@ describe.each(DB_KINDS)('advisories on %s', (kind) => {
 
   it('completes a CycloneDX upload with its vulnerabilities, counting what it cannot check', async () => {
     const repo = await newRepo('web');
-    const done = await upload(repo, cyclonedx([
+    const sbom = cyclonedx([
       { name: 'lodash', version: '4.17.15', purl: 'pkg:npm/lodash@4.17.15' },
       { name: 'left-pad', version: '1.3.0', purl: 'pkg:npm/left-pad@1.3.0' },
       { name: 'checkout', version: 'v4', purl: 'pkg:github/actions/checkout@v4' },
       { name: 'weird', version: 'latest', purl: 'pkg:npm/weird@latest' },
-    ]));
+    ]);
+    const done = await upload(repo, sbom);
     expect(done).toMatchObject({ status: 'complete', components_unchecked: 2, counts: { new: 1, components: 4 } });
+    // The same SBOM again keeps its components' rows, and is matched all the same.
+    expect(await upload(repo, sbom)).toMatchObject({ status: 'complete', components_unchecked: 2, counts: { new: 0, fixed: 0, unchanged: 1, components: 4 } });
     const [finding, ...rest] = await findings(repo);
     expect(rest).toEqual([]);
     expect(finding).toMatchObject({

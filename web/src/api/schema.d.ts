@@ -3176,6 +3176,7 @@ export interface paths {
                             }[];
                             /** @description refs of the components it depends on. */
                             depends_on: string[];
+                            /** @description The upload that brought the component as it is: an SBOM uploaded again keeps what it lists unchanged. */
                             upload_id: string;
                         }[];
                     };
