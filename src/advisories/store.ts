@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { AdvisoriesTable, Database } from '../db/schema.js';
 import { now } from '../db/time.js';
 import { dialectOf } from '../db/index.js';
@@ -62,7 +62,7 @@ export function advisoryStore(db: Kysely<Database>) {
      * without statistics.
      */
     async refreshStatistics(): Promise<void> {
-      if (dialectOf(db) === 'postgres') await sql`analyze advisories, advisory_packages, advisory_aliases`.execute(db);
+      if (dialectOf(db) === 'postgres') await sql`analyze advisories, advisory_packages, advisory_aliases, advisory_ecosystems`.execute(db);
     },
 
     /**
@@ -85,6 +85,7 @@ export function advisoryStore(db: Kysely<Database>) {
           }
           await trx.deleteFrom('advisory_aliases').where('advisory_id', 'in', replaced).execute();
           await trx.deleteFrom('advisory_packages').where('advisory_id', 'in', replaced).execute();
+          await trx.deleteFrom('advisory_ecosystems').where('advisory_id', 'in', replaced).execute();
         }
         const at = now();
         const rows = changed.map((a) => ({
@@ -100,6 +101,8 @@ export function advisoryStore(db: Kysely<Database>) {
           advisory_id: a.id, ordinal, ecosystem: p.ecosystem, name: p.name, package_key: p.key,
           ranges: JSON.stringify(p.ranges), versions: JSON.stringify(p.versions),
         }))));
+        await insertChunked(trx, 'advisory_ecosystems', changed.flatMap((a) => [...new Set(a.affected.map((p) => p.ecosystem))]
+          .map((ecosystem) => ({ advisory_id: a.id, ecosystem, modified: a.modified }))));
         return advisories.map((advisory) => {
           const before = stored.get(advisory.id);
           if (before && before.modified >= advisory.modified) return { outcome: 'unchanged' as const, keys: [] };
@@ -128,22 +131,29 @@ export function advisoryStore(db: Kysely<Database>) {
         .execute();
     },
 
+    /**
+     * Newest `modified` first, walking an index in that order (migration 0027): by ecosystem, the
+     * advisory's row per ecosystem in `advisory_ecosystems`, counted there without reading the
+     * advisories; otherwise the advisories themselves. Text search (`q`) reads every advisory.
+     */
     page(filters: AdvisoryFilters, page: Page): Promise<Paged<AdvisoryRow>> {
-      let query = db.selectFrom('advisories');
-      if (filters.q) {
-        const q = filters.q;
-        query = query.where((eb) => eb.or([
-          containsIgnoringCase('advisories.id', q), containsIgnoringCase('advisories.aliases', q), containsIgnoringCase('advisories.summary', q),
-        ]));
+      const { ecosystem, package: name, q } = filters;
+      const searched = (eb: ExpressionBuilder<Database, 'advisories'>) => eb.or([
+        containsIgnoringCase('advisories.id', q!), containsIgnoringCase('advisories.aliases', q!), containsIgnoringCase('advisories.summary', q!),
+      ]);
+      const ofPackage = db.selectFrom('advisory_packages').select('advisory_packages.advisory_id').where('advisory_packages.name', '=', name!)
+        .$if(ecosystem !== undefined, (query) => query.where('advisory_packages.ecosystem', '=', ecosystem!));
+      if (ecosystem !== undefined) {
+        const inEcosystem = db.selectFrom('advisory_ecosystems').where('advisory_ecosystems.ecosystem', '=', ecosystem)
+          .$if(name !== undefined, (query) => query.where('advisory_ecosystems.advisory_id', 'in', ofPackage))
+          .$if(Boolean(q), (query) => query.where('advisory_ecosystems.advisory_id', 'in', db.selectFrom('advisories').select('advisories.id').where(searched)));
+        return paginate(inEcosystem, page, (query) => query.innerJoin('advisories', 'advisories.id', 'advisory_ecosystems.advisory_id')
+          .selectAll('advisories').orderBy('advisory_ecosystems.modified', 'desc').orderBy('advisory_ecosystems.advisory_id'));
       }
-      if (filters.ecosystem !== undefined || filters.package !== undefined) {
-        // The packages first (advisory_packages_name), then their advisories: asked for each advisory
-        // in turn, SQLite read them all.
-        query = query.where('advisories.id', 'in', (eb) => eb.selectFrom('advisory_packages').select('advisory_packages.advisory_id')
-          .$if(filters.ecosystem !== undefined, (q) => q.where('advisory_packages.ecosystem', '=', filters.ecosystem!))
-          .$if(filters.package !== undefined, (q) => q.where('advisory_packages.name', '=', filters.package!)));
-      }
-      return paginate(query, page, (q) => q.selectAll('advisories').orderBy('advisories.modified', 'desc').orderBy('advisories.id'));
+      const advisories = db.selectFrom('advisories')
+        .$if(name !== undefined, (query) => query.where('advisories.id', 'in', ofPackage))
+        .$if(Boolean(q), (query) => query.where(searched));
+      return paginate(advisories, page, (query) => query.selectAll('advisories').orderBy('advisories.modified', 'desc').orderBy('advisories.id'));
     },
 
     /** By its id, else by one of its aliases (the first such record by id when several share it). */
@@ -200,7 +210,7 @@ export function advisoryStore(db: Kysely<Database>) {
 /** Multi-row inserts of at most ROWS_PER_INSERT rows: within both databases' parameter limits at ten columns. */
 const ROWS_PER_INSERT = 500;
 
-async function insertChunked<T extends 'advisories' | 'advisory_aliases' | 'advisory_packages'>(
+async function insertChunked<T extends 'advisories' | 'advisory_aliases' | 'advisory_packages' | 'advisory_ecosystems'>(
   trx: Transaction<Database>, table: T, rows: Insertable<Database[T]>[],
 ): Promise<void> {
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {

@@ -427,6 +427,7 @@ export interface Database {
   advisories: AdvisoriesTable;
   advisory_aliases: AdvisoryAliasesTable;
   advisory_packages: AdvisoryPackagesTable;
+  advisory_ecosystems: AdvisoryEcosystemsTable;
   advisory_sources: AdvisorySourcesTable;
   dismissals: DismissalsTable;
   vex_statements: VexStatementsTable;
@@ -468,6 +469,13 @@ export interface AdvisoryPackagesTable {
   package_key: string | null;
   ranges: string;
   versions: string;
+}
+
+/** Each ecosystem an advisory affects, once, with the advisory's `modified`: what the list by ecosystem walks in its order. */
+export interface AdvisoryEcosystemsTable {
+  advisory_id: string;
+  ecosystem: string;
+  modified: string;
 }
 
 /** One CVE of the CISA KEV catalogue (advisories/kev.ts); dates as the catalogue gives them. */

@@ -22,6 +22,7 @@ import * as findingsFillfactor from './0023_findings_fillfactor.js';
 import * as lookupIndexes from './0024_lookup_indexes.js';
 import * as refAnalyses from './0025_ref_analyses.js';
 import * as auditActorIndexes from './0026_audit_actor_indexes.js';
+import * as advisoryListIndexes from './0027_advisory_list_indexes.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '0024_lookup_indexes': lookupIndexes,
   '0025_ref_analyses': refAnalyses,
   '0026_audit_actor_indexes': auditActorIndexes,
+  '0027_advisory_list_indexes': advisoryListIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {
