@@ -38,6 +38,9 @@ export function analysisStore(db: Db) {
           trx.selectFrom('components').select((eb) => eb.fn.countAll<number>().as('n')).where('analysis_id', '=', analysisId).executeTakeFirstOrThrow(),
         ]);
         await trx.deleteFrom('analyses').where('id', '=', analysisId).execute();
+        // The ref's advisory matches no longer follow from its components (the deleted analysis's, or
+        // the matches themselves, are gone): its next SBOM is matched in full (scans/ingest.ts).
+        await trx.updateTable('refs').set({ components_unchecked: null }).where('id', '=', analysis.ref_id).execute();
         await refreshRefTotals(trx, analysis.ref_id);
         await syncRepoStatus(trx, repositoryId);
         return { analysis, findings: Number(findings.n), components: Number(components.n) };

@@ -239,6 +239,8 @@ export interface RefsTable extends ScanTotals {
   vulnerabilities: Generated<string | null>;
   /** Its analyses as the status lists them (JSON, `AnalysisStatus[]`), written with its totals; null before any. */
   analyses: Generated<string | null>;
+  /** Components its last advisory match could not check; null when its next SBOM is to be matched in full. */
+  components_unchecked: Generated<number | null>;
 }
 
 export interface RepoStatusTable extends ScanTotals {

@@ -68,6 +68,7 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
     // changed too), VEX statements, or a finding naming a package that arrived, changed or changed
     // state (an SBOM uploaded again unchanged changes none).
     let packages = upload.format === REMATCH_FORMAT || Boolean(scan.statements?.length);
+    let components = false;
     // On PostgreSQL an analysis's fingerprints are worked out while the one before it is written
     // (`meanwhile`), with CPU the ingest otherwise spent with the server idle. SQLite's writes never
     // wait (better-sqlite3 is synchronous): there the slices would only let other work of this
@@ -83,8 +84,9 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
         ahead.catch(() => undefined);
       } : undefined;
       const incoming = distinct.findings;
-      const { counts, packages: named } = await applyAnalysis(store, upload, ref, scan.format, analysis, distinct, dismissing, changes, meanwhile);
+      const { counts, packages: named, components: changed } = await applyAnalysis(store, upload, ref, scan.format, analysis, distinct, dismissing, changes, meanwhile);
       packages ||= named;
+      components ||= changed;
       for (const key of Object.keys(total) as (keyof ImportCounts)[]) total[key] += counts[key];
       if (pullRequest) {
         const against = await compareWithBase(store, base, upload, scan.format, analysis, incoming, dismissed);
@@ -92,12 +94,18 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
         vsBase.fixed += against.fixed;
       }
     }
-    // An SBOM changes the ref's components and a re-match job follows an advisory import: either
-    // way the ref's advisory matches are worked out again, in this same transaction.
+    // An SBOM that changed the ref's components, and a re-match job (it follows an advisory import),
+    // work the ref's advisory matches out again, in this same transaction. An SBOM with no components
+    // still counts: its packages are gone, so their findings are fixed. A CycloneDX VEX (statements,
+    // no analysis) lists no packages and changes none.
+    const sbom = (scan.format === 'cyclonedx' || scan.format === 'spdx') && scan.analyses.length > 0;
     let unchecked: number | null = null;
-    // An SBOM with no components still counts: its packages are gone, so their findings are fixed. A
-    // CycloneDX VEX (statements, no analysis) lists no packages and changes none.
-    if (upload.format === REMATCH_FORMAT || ((scan.format === 'cyclonedx' || scan.format === 'spdx') && scan.analyses.length > 0)) {
+    if (sbom && !components && ref.components_unchecked !== null) {
+      unchecked = ref.components_unchecked;
+      const held = await keptMatches(store, upload, ref);
+      total.unchanged += held;
+      total.findings += held;
+    } else if (sbom || upload.format === REMATCH_FORMAT) {
       const matches = await matchRef(trx, ref.id);
       unchecked = matches.unchecked;
       // A ref that never had a vulnerable component gets no empty advisories analysis.
@@ -108,6 +116,7 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
         packages ||= applied.packages;
         for (const key of ['new', 'fixed', 'reopened', 'unchanged', 'findings'] as const) total[key] += applied.counts[key];
       }
+      await store.setComponentsUnchecked(ref.id, matches.unchecked);
     }
     const at = now();
     if (scan.statements?.length) await applyStatements(trx, db.dialect, store, upload, scan.statements, at);
@@ -139,8 +148,8 @@ async function applyAnalysis(
   const current = await store.analysis(ref.id, parsed.tool.name, upload.category, format);
   const counts: ImportCounts = { new: 0, fixed: 0, reopened: 0, unchanged: 0, findings: incoming.size, components: parsed.components.length };
   // An older upload processed after a newer one must not roll the analysis back.
-  if (current?.last_upload_created_at && current.last_upload_created_at > upload.created_at) {
-    return { counts: { ...counts, unchanged: incoming.size }, packages: false };
+  if (supersedes(current, upload)) {
+    return { counts: { ...counts, unchanged: incoming.size }, packages: false, components: false };
   }
   const analysisId = current?.id ?? newId();
   if (!current) {
@@ -182,7 +191,7 @@ async function applyAnalysis(
   const existing = current ? await store.existingFindings(analysisId) : [];
   const { fixedTotalChange, packages, ...diff } = await trackFindings(store, upload, ref.id, analysisId, distinct, existing, dismissed, at, changes, meanwhile);
   Object.assign(counts, diff);
-  await syncComponents(store, upload, analysisId, parsed, current !== undefined);
+  const components = await syncComponents(store, upload, analysisId, parsed, current !== undefined);
   const open = zeroCounts();
   let dismissedHere = 0;
   for (const [fingerprint, finding] of incoming) {
@@ -195,7 +204,7 @@ async function applyAnalysis(
     components: parsed.components.length, dismissed: dismissedHere,
     fixed_total: (current?.fixed_total ?? 0) + fixedTotalChange,
   });
-  return { counts, packages };
+  return { counts, packages, components };
 }
 
 /**
@@ -203,9 +212,9 @@ async function applyAnalysis(
  * again keeps its row: its id, and `upload_id`, the upload that brought it as it is. Only what
  * changed is written. Most SBOM uploads are a CI run's unchanged dependencies, and writing all of
  * them again was most of their ingest (20,000 components: 0.43 of 0.75 s on SQLite), and on
- * PostgreSQL as many dead rows for vacuum to clear.
+ * PostgreSQL as many dead rows for vacuum to clear. Returns whether any arrived, changed or went.
  */
-async function syncComponents(store: TrackingStore, upload: UploadRow, analysisId: string, parsed: NormalisedAnalysis, stored: boolean): Promise<void> {
+async function syncComponents(store: TrackingStore, upload: UploadRow, analysisId: string, parsed: NormalisedAnalysis, stored: boolean): Promise<boolean> {
   const dependsOn = new Map(parsed.dependencies.map((d) => [d.ref, d.dependsOn]));
   const rows = stored ? await store.storedComponents(analysisId) : [];
   const { arriving, gone } = keptComponents(rows, parsed.components.map((c) => ({
@@ -218,6 +227,26 @@ async function syncComponents(store: TrackingStore, upload: UploadRow, analysisI
   await store.insertComponents(arriving, (content) => ({
     id: newId(), repository_id: upload.repository_id, analysis_id: analysisId, upload_id: upload.id, ...content,
   }));
+  return arriving.length > 0 || gone.length > 0;
+}
+
+/** Whether the analysis was last written by an upload made after this one. */
+function supersedes(current: { last_upload_created_at: string | null } | undefined, upload: UploadRow): boolean {
+  return Boolean(current?.last_upload_created_at && current.last_upload_created_at > upload.created_at);
+}
+
+/**
+ * An SBOM that changed none of the ref's components meets the advisories as the ref's last match
+ * did (an advisory that changed since queued a re-match of the ref), so that match stands: what
+ * matching again would find is what the advisories analysis holds, each match unchanged, and the
+ * analysis is marked as of this upload, as matching again would. Working it out again took
+ * 0.25-0.35 s for 20,000 components with 100,000 advisories loaded. Returns how many matches it holds.
+ */
+async function keptMatches(store: TrackingStore, upload: UploadRow, ref: RefRow): Promise<number> {
+  const analysis = await store.analysis(ref.id, ADVISORIES.tool, ADVISORIES.category, ADVISORIES.format);
+  if (!analysis) return 0;
+  if (!supersedes(analysis, upload)) await store.updateAnalysis(analysis.id, { last_upload_id: upload.id, completed_at: now() });
+  return analysis.open_critical + analysis.open_high + analysis.open_medium + analysis.open_low + analysis.open_info + analysis.dismissed;
 }
 
 /** What applying one analysis did: its counts, and whether a finding that names a package arrived, changed or changed state. */
@@ -225,6 +254,8 @@ interface Applied {
   counts: ImportCounts;
   /** The ref's vulnerability counts read only such findings: without any change to one, they stay as they were. */
   packages: boolean;
+  /** Whether a component of the analysis arrived, changed or went. */
+  components: boolean;
 }
 
 /**

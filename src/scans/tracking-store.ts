@@ -97,6 +97,11 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
       await trx.updateTable('refs').set({ base_ref: baseRef }).where('id', '=', refId).execute();
     },
 
+    /** After the ref's components were matched against the advisories: how many could not be checked. */
+    async setComponentsUnchecked(refId: string, unchecked: number): Promise<void> {
+      await trx.updateTable('refs').set({ components_unchecked: unchecked }).where('id', '=', refId).execute();
+    },
+
     /** The repository's dismissed fingerprints: one indexed read per upload, however many findings it brings. */
     async dismissedFingerprints(repositoryId: string): Promise<Set<string>> {
       const rows = await trx.selectFrom('dismissals').select('fingerprint').where('repository_id', '=', repositoryId).execute();

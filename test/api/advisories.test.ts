@@ -302,4 +302,50 @@ describe.each(DB_KINDS)('advisories on %s', (kind) => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  // Last: its repository and advisories would show in the lists the tests above read.
+  it('an SBOM uploaded again unchanged reports its matches as a full match would, after a dismissal, a re-match and a deleted analysis', async () => {
+    const npm = (name: string, id: string, alias: string) => osv(id, {
+      aliases: [alias], summary: `Prototype Pollution in ${name}`,
+      severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:N' }],
+      affected: [{ package: { ecosystem: 'npm', name, purl: `pkg:npm/${name}` }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }] }],
+    });
+    const python = osv('PYSEC-2024-1207', {
+      aliases: ['CVE-2024-99207'], summary: 'Path traversal in unchanged-py',
+      affected: [{ package: { ecosystem: 'PyPI', name: 'unchanged-py', purl: 'pkg:pypi/unchanged-py' }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '2.0' }] }] }],
+    });
+    expect((await importAdvisories([npm('unchanged-a', 'GHSA-4xq9-r2vm-p7c3', 'CVE-2024-99201'), python])).json()).toMatchObject({ added: 2 });
+    const repo = await newRepo('unchanged');
+    const sbom = cyclonedx([
+      { name: 'unchanged-a', version: '1.0.0', purl: 'pkg:npm/unchanged-a@1.0.0' },
+      { name: 'unchanged-b', version: '1.0.0', purl: 'pkg:npm/unchanged-b@1.0.0' },
+      { name: 'unchanged-c', version: 'latest', purl: 'pkg:npm/unchanged-c@latest' },
+    ]);
+    expect(await upload(repo, sbom)).toMatchObject({ components_unchecked: 1, counts: { new: 1, components: 3 } });
+    // A second SBOM of the same ref, from another tool: the ref's matches cover both.
+    const pythonSbom = await upload(repo, spdx([{ name: 'unchanged-py', version: '1.0', purl: 'pkg:pypi/unchanged-py@1.0' }]));
+    expect(pythonSbom).toMatchObject({ components_unchecked: 1, counts: { new: 1, unchanged: 1, findings: 2 } });
+    const [first] = (await findings(repo, 'open')).filter((f) => f.package?.name === 'unchanged-a') as (Finding & { id: string })[];
+    const dismissed = await t.request({ method: 'PATCH', url: `/api/v1/findings/${first!.id}`, headers: { cookie: owner.cookie }, payload: { state: 'dismissed', reason: 'not_affected' } });
+    expect(dismissed.statusCode, dismissed.body).toBe(200);
+
+    // Unchanged: a dismissed match and an open one, both unchanged, the unchecked component still counted.
+    const again = await upload(repo, sbom);
+    expect(again).toMatchObject({ status: 'complete', components_unchecked: 1, counts: { new: 0, fixed: 0, reopened: 0, unchanged: 2, findings: 2, components: 3 } });
+    const analyses = async () => (await t.request({ url: `/api/v1/repos/${repo}/analyses`, headers: { cookie: owner.cookie } })).json<{ id: string; tool: string; last_upload_id: string }[]>();
+    expect((await analyses()).find((a) => a.tool === 'advisories')?.last_upload_id).toBe(again.id);
+    expect((await findings(repo)).map((f) => [f.package?.name, f.state]).sort()).toEqual([['unchanged-a', 'dismissed'], ['unchanged-py', 'open']]);
+
+    // An advisory imported later is matched by its re-match; the SBOM uploaded again after it holds that match too.
+    expect((await importAdvisories(npm('unchanged-b', 'GHSA-9m3w-hc6f-x2jq', 'CVE-2024-99202'))).json()).toMatchObject({ added: 1, rematch_queued: 1 });
+    await t.drain();
+    expect(await upload(repo, sbom)).toMatchObject({ components_unchecked: 1, counts: { new: 0, fixed: 0, unchanged: 3, findings: 3 } });
+
+    // Without the Python SBOM's analysis, its package's match is fixed at the next upload, unchanged or not.
+    const spdxAnalysis = (await analyses()).find((a) => a.tool === 'syft')!;
+    expect((await t.request({ method: 'DELETE', url: `/api/v1/repos/${repo}/analyses/${spdxAnalysis.id}`, headers: { cookie: owner.cookie } })).statusCode).toBe(204);
+    expect(await upload(repo, sbom)).toMatchObject({ components_unchecked: 1, counts: { new: 0, fixed: 1, unchanged: 2, findings: 2 } });
+    expect((await findings(repo)).map((f) => [f.package?.name, f.state]).sort()).toEqual([['unchanged-a', 'dismissed'], ['unchanged-b', 'open'], ['unchanged-py', 'fixed']]);
+    expect(await upload(repo, sbom)).toMatchObject({ components_unchecked: 1, counts: { new: 0, fixed: 0, unchanged: 2, findings: 2 } });
+  });
 });

@@ -23,6 +23,7 @@ import * as lookupIndexes from './0024_lookup_indexes.js';
 import * as refAnalyses from './0025_ref_analyses.js';
 import * as auditActorIndexes from './0026_audit_actor_indexes.js';
 import * as advisoryListIndexes from './0027_advisory_list_indexes.js';
+import * as refComponentsUnchecked from './0028_ref_components_unchecked.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0025_ref_analyses': refAnalyses,
   '0026_audit_actor_indexes': auditActorIndexes,
   '0027_advisory_list_indexes': advisoryListIndexes,
+  '0028_ref_components_unchecked': refComponentsUnchecked,
 };
 
 export const migrationProvider: MigrationProvider = {
