@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { postgresAvailable, startBenchServer, type BenchServer } from './support.js';
+import { registerTurnWrites } from '../src/http/connection.js';
 import { seedAnalysis, seedFindings, seedRepos } from './seed.js';
 
 /** One load case: what autocannon measured, and what the target says about it. */
@@ -100,8 +101,7 @@ export interface ApiResults {
 export async function benchApi(log: (line: string) => void): Promise<ApiResults> {
   const line = (r: LoadResult) => log(`${r.database.padEnd(8)} ${r.request.padEnd(42)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.errors}${r.runs ? `  (median of ${r.runs.join(', ')} req/s)` : ''}`);
 
-  const first = await measureCeiling();
-  line(first);
+  const first = await measureCeilings(line);
   const kinds: ('sqlite' | 'postgres')[] = (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
   const cases: LoadResult[] = [];
   for (const kind of kinds) {
@@ -132,21 +132,35 @@ export async function benchApi(log: (line: string) => void): Promise<ApiResults>
     }
   }
   // Measured again at the end: on a shared machine the better of the two is the fairer ceiling.
-  const second = await measureCeiling();
-  line(second);
+  const second = await measureCeilings(line);
   return { ceiling: second.rps > first.rps ? second : first, cases };
 }
 
+/**
+ * The bare route as it is, and with the service's own way of writing responses (at the end of the
+ * event loop's turn, `registerTurnWrites`), which the service's figures have: the better is this
+ * machine's ceiling, so the way of writing never counts for the service alone.
+ */
+async function measureCeilings(line: (r: LoadResult) => void): Promise<LoadResult> {
+  const plain = await measureCeiling(false);
+  line(plain);
+  const turnWrites = await measureCeiling(true);
+  line(turnWrites);
+  return turnWrites.rps > plain.rps ? turnWrites : plain;
+}
+
 /** A bare Fastify route in this same process, under the same load: what this machine can do at best. */
-async function measureCeiling(): Promise<LoadResult> {
+async function measureCeiling(turnWrites: boolean): Promise<LoadResult> {
   const bare = Fastify({ logger: false });
+  if (turnWrites) registerTurnWrites(bare);
   bare.get('/', async () => ({ ok: true }));
   await bare.listen({ port: 0, host: '127.0.0.1' });
   try {
     const address = bare.server.address();
     const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
     await runLoad({ origin, paths: ['/'], connections: CONNECTIONS, seconds: WARMUP_SECONDS });
-    return { database: '-', request: 'bare Fastify GET / (ceiling)', ...(await runLoad({ origin, paths: ['/'], connections: CONNECTIONS, seconds: SECONDS })) };
+    const request = `bare Fastify GET / (ceiling${turnWrites ? ', writes at the turn\'s end' : ''})`;
+    return { database: '-', request, ...(await runLoad({ origin, paths: ['/'], connections: CONNECTIONS, seconds: SECONDS })) };
   } finally {
     await bare.close();
   }

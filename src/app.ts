@@ -6,7 +6,7 @@ import type { Db } from './db/index.js';
 import { registerErrorHandling } from './http/errors.js';
 import { HttpProblem } from './problem.js';
 import { registerValidation } from './http/validation.js';
-import { connectionOptions } from './http/connection.js';
+import { connectionOptions, registerTurnWrites } from './http/connection.js';
 import { registerRequestTargetCheck } from './http/request-target.js';
 import { registerNoSniff } from './http/security-headers.js';
 import { loggerOptions } from './http/logging.js';
@@ -71,6 +71,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   registerRequestTargetCheck(app, { onlyHostOf: config.devLogin ? config.baseUrl : null });
   registerNoSniff(app);
+  registerTurnWrites(app);
 
   // Once closing, answers ask keep-alive clients to hang up: a connection that goes idle after
   // close began would otherwise hold the process open until its keep-alive timeout.
