@@ -41,6 +41,7 @@ export interface AdvisoryFilters {
 export type ImportOutcome = 'added' | 'updated' | 'withdrawn' | 'unchanged';
 
 export function advisoryStore(db: Kysely<Database>) {
+  const dialect = dialectOf(db);
   /**
    * Open findings of the `advisories` analyses in the repositories the scope allows: from those
    * analyses (analyses_tool) to their findings (findings_identity leads with analysis_id). Joined
@@ -62,7 +63,7 @@ export function advisoryStore(db: Kysely<Database>) {
      * without statistics.
      */
     async refreshStatistics(): Promise<void> {
-      if (dialectOf(db) === 'postgres') await sql`analyze advisories, advisory_packages, advisory_aliases, advisory_ecosystems`.execute(db);
+      if (dialect === 'postgres') await sql`analyze advisories, advisory_packages, advisory_aliases, advisory_ecosystems`.execute(db);
     },
 
     /**
@@ -139,7 +140,7 @@ export function advisoryStore(db: Kysely<Database>) {
     page(filters: AdvisoryFilters, page: Page): Promise<Paged<AdvisoryRow>> {
       const { ecosystem, package: name, q } = filters;
       const searched = (eb: ExpressionBuilder<Database, 'advisories'>) => eb.or([
-        containsIgnoringCase('advisories.id', q!), containsIgnoringCase('advisories.aliases', q!), containsIgnoringCase('advisories.summary', q!),
+        containsIgnoringCase(dialect, 'advisories.id', q!), containsIgnoringCase(dialect, 'advisories.aliases', q!), containsIgnoringCase(dialect, 'advisories.summary', q!),
       ]);
       const ofPackage = db.selectFrom('advisory_packages').select('advisory_packages.advisory_id').where('advisory_packages.name', '=', name!)
         .$if(ecosystem !== undefined, (query) => query.where('advisory_packages.ecosystem', '=', ecosystem!));

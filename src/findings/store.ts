@@ -97,7 +97,7 @@ export function findingStore(db: Db) {
       if (filters.reopenedIn) query = query.where('findings.reopened_upload_id', '=', filters.reopenedIn);
       if (filters.q) {
         const q = filters.q;
-        query = query.where((eb) => eb.or(['findings.rule_id', 'findings.message', 'findings.file_path'].map((column) => containsIgnoringCase(column, q))));
+        query = query.where((eb) => eb.or(['findings.rule_id', 'findings.message', 'findings.file_path'].map((column) => containsIgnoringCase(dialect, column, q))));
       }
       return (await query.execute()).map((r) => r.fingerprint);
     },

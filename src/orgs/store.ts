@@ -2,6 +2,7 @@ import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database, OrgRow } from '../db/schema.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
 import { containsIgnoringCase } from '../db/like.js';
+import { dialectOf } from '../db/index.js';
 
 export type OrgWithCounts = OrgRow & { repo_count: number };
 
@@ -18,6 +19,7 @@ const repoCount = (eb: ExpressionBuilder<Database, 'orgs'>) =>
   eb.selectFrom('repos').whereRef('repos.org_id', '=', 'orgs.id').select((c) => c.fn.countAll<number>().as('n')).as('repo_count');
 
 export function orgStore(db: Kysely<Database>) {
+  const dialect = dialectOf(db);
   const counted = (row: OrgRow & { repo_count: number | string | null }): OrgWithCounts =>
     ({ ...row, repo_count: Number(row.repo_count ?? 0) });
 
@@ -39,7 +41,7 @@ export function orgStore(db: Kysely<Database>) {
         base = base.where('orgs.id', 'in', (eb) => eb.selectFrom('memberships').select('org_id').where('user_id', '=', userId));
       }
       if (scope.onlyIds !== null) base = base.where('orgs.id', 'in', scope.onlyIds);
-      if (q) base = base.where(containsIgnoringCase('orgs.name_key', q));
+      if (q) base = base.where(containsIgnoringCase(dialect, 'orgs.name_key', q));
       const { total, items } = await paginate(base, page, (q) => q.selectAll('orgs').select(repoCount).orderBy('orgs.created_at').orderBy('orgs.id'));
       return { total, items: items.map(counted) };
     },

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, OrgRole, RepoRow, RepoStatusRow } from '../db/schema.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
 import { containsIgnoringCase } from '../db/like.js';
+import { dialectOf } from '../db/index.js';
 import { compiledOnce } from '../db/compiled.js';
 
 /** A repository with its scan summary (null columns when it was never scanned). */
@@ -22,6 +23,7 @@ const REPO_COLUMNS = [
 ] as const;
 
 export function repoStore(db: Kysely<Database>) {
+  const dialect = dialectOf(db);
   const joined = () => db.selectFrom('repos').leftJoin('repo_status', 'repo_status.repository_id', 'repos.id');
   const withScan = () => joined().select(REPO_COLUMNS).select(SCAN_COLUMNS);
   // Parameters: the user id (in the membership join), then the repository id.
@@ -59,7 +61,7 @@ export function repoStore(db: Kysely<Database>) {
       // Counted without repo_status: the left join adds no rows, but SQLite still looked up every
       // repository's status to count an org of 10,000 (7 ms of each page's 8).
       let filtered = db.selectFrom('repos').where('repos.org_id', '=', orgId);
-      if (q) filtered = filtered.where(containsIgnoringCase('repos.name_key', q));
+      if (q) filtered = filtered.where(containsIgnoringCase(dialect, 'repos.name_key', q));
       return paginate(filtered, page, (query) => query.leftJoin('repo_status', 'repo_status.repository_id', 'repos.id')
         .selectAll('repos').select(SCAN_COLUMNS).orderBy('repos.created_at').orderBy('repos.id'));
     },

@@ -130,7 +130,7 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
       if (filters.q) {
         const q = filters.q;
         query = query.where((eb) => eb.or(['findings.rule_id', 'findings.message', 'findings.file_path']
-          .map((column) => containsIgnoringCase(column, q))));
+          .map((column) => containsIgnoringCase(dialect, column, q))));
       }
       if (vsBase?.compare === 'new' && vsBase.baseRefId !== null) {
         query = query.where((eb) => eb.not(eb.exists(openInSameAnalysisOf(eb, vsBase.baseRefId!))));
@@ -177,7 +177,7 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
         .where('components.repository_id', '=', repositoryId).where('analyses.ref_id', '=', refId);
       if (q) {
         query = query.where((eb) => eb.or(['components.name', 'components.purl']
-          .map((column) => containsIgnoringCase(column, q))));
+          .map((column) => containsIgnoringCase(dialect, column, q))));
       }
       return paginate(query, page, (q) => q.selectAll('components').select('analyses.tool').orderBy('components.name').orderBy('components.id'));
     },
