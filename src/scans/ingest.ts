@@ -239,8 +239,9 @@ function supersedes(current: { last_upload_created_at: string | null } | undefin
  * An SBOM that changed none of the ref's components meets the advisories as the ref's last match
  * did (an advisory that changed since queued a re-match of the ref), so that match stands: what
  * matching again would find is what the advisories analysis holds, each match unchanged, and the
- * analysis is marked as of this upload, as matching again would. Working it out again took
- * 0.25-0.35 s for 20,000 components with 100,000 advisories loaded. Returns how many matches it holds.
+ * analysis is marked as of this upload, as matching again would. With 100,000 advisories loaded, a
+ * 20,000-component SBOM uploaded again (10,000 matches) took 1.07 s matched again, 0.63 s kept on
+ * SQLite (PostgreSQL 0.79 and 0.57 s). Returns how many matches it holds.
  */
 async function keptMatches(store: TrackingStore, upload: UploadRow, ref: RefRow): Promise<number> {
   const analysis = await store.analysis(ref.id, ADVISORIES.tool, ADVISORIES.category, ADVISORIES.format);
