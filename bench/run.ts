@@ -108,7 +108,7 @@ function header(): string {
     `- Date: ${new Date().toISOString()}`,
     `- Commit: ${commit}`,
     `- Machine: ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 1024 ** 3)} GiB, ${os.platform()} ${os.release()}, Node.js ${process.version}`,
-    `- CPU check (one fixed JavaScript loop; lower is faster; hosts here have taken 0.33 to 0.69 s (AMD EPYC) and 0.40 to 1.07 s (Intel Xeon), and the same value on two hosts did not mean the same database speed): ${cpuBefore.toFixed(2)} s before the run, ${cpuAfter.toFixed(2)} s after`,
+    `- CPU check (one fixed JavaScript loop; lower is faster; hosts here have taken 0.28 to 0.69 s (AMD EPYC) and 0.40 to 1.07 s (Intel Xeon), and the same value on two hosts did not mean the same database speed): ${cpuBefore.toFixed(2)} s before the run, ${cpuAfter.toFixed(2)} s after`,
     '',
   ].join('\n');
 }
