@@ -137,7 +137,7 @@ export function advisoryStore(db: Kysely<Database>) {
      * advisory's row per ecosystem in `advisory_ecosystems`, counted there without reading the
      * advisories; otherwise the advisories themselves. Text search (`q`) reads every advisory.
      */
-    page(filters: AdvisoryFilters, page: Page): Promise<Paged<AdvisoryRow>> {
+    async page(filters: AdvisoryFilters, page: Page): Promise<Paged<AdvisoryRow>> {
       const { ecosystem, package: name, q } = filters;
       const searched = (eb: ExpressionBuilder<Database, 'advisories'>) => eb.or([
         containsIgnoringCase(dialect, 'advisories.id', q!), containsIgnoringCase(dialect, 'advisories.aliases', q!), containsIgnoringCase(dialect, 'advisories.summary', q!),
@@ -148,8 +148,13 @@ export function advisoryStore(db: Kysely<Database>) {
         const inEcosystem = db.selectFrom('advisory_ecosystems').where('advisory_ecosystems.ecosystem', '=', ecosystem)
           .$if(name !== undefined, (query) => query.where('advisory_ecosystems.advisory_id', 'in', ofPackage))
           .$if(Boolean(q), (query) => query.where('advisory_ecosystems.advisory_id', 'in', db.selectFrom('advisories').select('advisories.id').where(searched)));
-        return paginate(inEcosystem, page, (query) => query.innerJoin('advisories', 'advisories.id', 'advisory_ecosystems.advisory_id')
-          .selectAll('advisories').orderBy('advisory_ecosystems.modified', 'desc').orderBy('advisory_ecosystems.advisory_id'));
+        // The page's ids first, then their advisories: joined in one statement, PostgreSQL looked up
+        // the advisory of every row skipped by the offset (page 200 of npm: 33 ms, against 1 ms).
+        const ids = await paginate(inEcosystem, page, (query) => query.select('advisory_ecosystems.advisory_id')
+          .orderBy('advisory_ecosystems.modified', 'desc').orderBy('advisory_ecosystems.advisory_id'));
+        const order = new Map(ids.items.map((row, at) => [row.advisory_id, at]));
+        const rows = order.size === 0 ? [] : await db.selectFrom('advisories').selectAll().where('id', 'in', [...order.keys()]).execute();
+        return { total: ids.total, items: rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!) };
       }
       const advisories = db.selectFrom('advisories')
         .$if(name !== undefined, (query) => query.where('advisories.id', 'in', ofPackage))
