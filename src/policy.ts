@@ -24,7 +24,11 @@ type SiteRule = { in: 'site'; allow: (actor: Actor) => boolean; denied: string }
 const members: OrgRule = { in: 'org', least: 'member' };
 const owners: OrgRule = { in: 'org', least: 'owner' };
 const signedIn: SiteRule = { in: 'site', allow: () => true, denied: '' };
-const siteAdmins = (denied: string): SiteRule => ({ in: 'site', allow: (actor) => actor.isAdmin, denied });
+// An administrator's key narrowed to some orgs is no administrator of the site: what these rules
+// allow reaches every org.
+const siteAdmins = (denied: string): SiteRule => ({
+  in: 'site', allow: (actor) => actor.isAdmin && !actor.key?.orgIds, denied: `${denied} An API key limited to some organizations may not.`,
+});
 
 /** One line per action. A new resource adds its actions here and calls `require` from its service. */
 const RULES = {

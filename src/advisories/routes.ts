@@ -48,6 +48,7 @@ export const advisoryRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       },
     },
   }, async (request) => {
+    await advisories.mayImport(request.actor!);
     const received = await receiveUpload(request, limit);
     return presentImportReport(await advisories.import(request.actor!, received.content));
   });

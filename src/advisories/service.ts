@@ -171,6 +171,9 @@ export function advisoryService(db: Kysely<Database>, policy: Policy, limits: Zi
       return { advisory, packages, repositories };
     },
 
+    /** Refuses before the body is read, as uploads do, so that a refused import costs nothing. */
+    mayImport: (actor: Actor) => policy.require(actor, 'advisory.import'),
+
     async import(actor: Actor, bytes: Buffer): Promise<ImportReport> {
       await policy.require(actor, 'advisory.import');
       if (bytes.length === 0) throw badRequest('The body is empty; send an OSV record, a JSON array of records, a zip of them, the CISA KEV catalogue or a FIRST EPSS CSV.');

@@ -105,6 +105,9 @@ describe.each(DB_KINDS)('advisories on %s', (kind) => {
 
   it('lets only site administrators import, and reports each record; a newer `modified` replaces, an older one does not', async () => {
     expect((await importAdvisories(LODASH, owner.cookie)).statusCode).toBe(403);
+    // Refused before the body is read: a body the import could not read is refused all the same.
+    const notGzip = await t.request({ method: 'POST', url: '/api/v1/advisories/import', headers: { cookie: owner.cookie, 'content-type': 'application/json', 'content-encoding': 'gzip' }, payload: Buffer.from('\x1f\x8bnot gzip') });
+    expect(notGzip.statusCode, notGzip.body).toBe(403);
     const first = await importAdvisories([LODASH, REQUESTS, { id: 'BROKEN-1' }, osv('BAD-2', { modified: 'last tuesday' })]);
     expect(first.statusCode, first.body).toBe(200);
     expect(first.json()).toEqual({

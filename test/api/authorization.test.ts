@@ -22,7 +22,8 @@ type Caller = (typeof CALLERS)[number];
 /**
  * What an endpoint needs: any caller, one allowed to create orgs, an org reader, an org manager, or
  * an owner reading what only owners see (webhooks), or a site administrator changing what belongs
- * to the whole site (advisory imports; a key narrowed to orgs still acts for its administrator).
+ * to the whole site (advisory imports, the site's audit log): a key narrowed to some orgs is refused
+ * even its administrator's, since these reach every org.
  */
 type Rule = 'signed-in' | 'create-org' | 'read' | 'manage' | 'owner-read' | 'site-admin-write' | 'site-admin-read' | 'triage';
 
@@ -38,8 +39,8 @@ const MATRIX: Record<Rule, number[]> = {
   read:         [401,  404,     OK,    OK,   OK,     404,  404, 404,  OK,   OK,  404,  OK,   OK,  404,  OK,   OK,  404],
   manage:       [401,  404,     403,   OK,   OK,     404,  403, 404,  403,  403, 404,  OK,   403, 404,  OK,   403, 404],
   'owner-read': [401,  404,     403,   OK,   OK,     404,  404, 404,  403,  403, 404,  OK,   OK,  404,  OK,   OK,  404],
-  'site-admin-write': [401, 403, 403,  403,  OK,     403,  403, 403,  403,  403, 403,  403,  403, 403,  OK,   403, OK],
-  'site-admin-read': [401,  403,     403,   403,  OK,     403,  403, 403,  403,  403, 403,  403,  403, 403,  OK,   OK,  OK],
+  'site-admin-write': [401, 403, 403,  403,  OK,     403,  403, 403,  403,  403, 403,  403,  403, 403,  OK,   403, 403],
+  'site-admin-read': [401,  403,     403,   403,  OK,     403,  403, 403,  403,  403, 403,  403,  403, 403,  OK,   OK,  403],
   triage:       [401,  404,     OK,    OK,   OK,     404,  403, 404,  OK,   403, 404,  OK,   403, 404,  OK,   403, 404],
 };
 
@@ -130,6 +131,8 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'POST /orgs/{id}/suppressions', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/suppressions`, payload: { rule_id: f.unique(), reason: 'wont_fix' } }) },
   { route: 'GET /orgs/{id}/suppressions/{suppression_id}', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/suppressions/${(await f.fresh.suppression()).id}` }) },
   { route: 'DELETE /orgs/{id}/suppressions/{suppression_id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/orgs/${f.org.id}/suppressions/${(await f.fresh.suppression()).id}` }) },
+  { route: 'GET /orgs/{id}/audit', rule: 'owner-read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/audit` }) },
+  { route: 'GET /audit', rule: 'site-admin-read', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/audit' }) },
   { route: 'GET /users', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/users?q=o' }) },
 ];
 
