@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.js';
 import { sourceStore, type SourceOutcome } from './sources-store.js';
 import { now } from '../db/time.js';
 import { guardedGet, GetError, type GetRequest, type GetResponse } from '../net/get.js';
+import { redactUrl } from '../net/redact-url.js';
 import { importDocuments } from './service.js';
 import { DocumentsError, type ZipLimits } from './documents.js';
 
@@ -84,9 +85,9 @@ export function startAdvisorySync(
       for (const url of urls) {
         try {
           const outcome = await syncSource(db, url, options);
-          log.info({ url, outcome }, 'advisory source synced');
+          log.info({ url: redactUrl(url), outcome }, 'advisory source synced');
         } catch (error) {
-          log.warn({ err: error, url }, 'advisory source sync failed; will try again');
+          log.warn({ err: error, url: redactUrl(url) }, 'advisory source sync failed; will try again');
         }
       }
     })().finally(() => {

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { FastifyServerOptions } from 'fastify';
-import { redactUrl } from './request-id.js';
+import { redactUrl } from '../net/redact-url.js';
 
 /**
  * pino options: the request line without headers (so cookies and Authorization never reach the

@@ -8,10 +8,3 @@ export function requestId(req: IncomingMessage): string {
   const incoming = req.headers['x-request-id'];
   return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
-
-const SECRET_QUERY = /([?&](?:code|state|token|access_token|key)=)[^&]*/gi;
-
-/** Request URLs as logged: OAuth codes and states are secrets, even in a query string. */
-export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[redacted]');
-}

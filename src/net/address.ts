@@ -7,11 +7,17 @@ import ipaddr from 'ipaddr.js';
  * private, link-local (with the 169.254.169.254 metadata service), unique-local (fd00:ec2::254),
  * CGNAT (100.100.100.200), multicast, unspecified, reserved, and IPv6 forms that embed an IPv4
  * address (mapped, NAT64, 6to4, Teredo) are all refused. IPv4-mapped IPv6 is judged as its IPv4.
+ * IPv6 must also lie in 2000::/3, the only block assigned for global unicast: ipaddr.js calls the
+ * deprecated IPv4-compatible form (::127.0.0.1, ::7f00:1) unicast too.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const parsed = ipaddr.process(address);
+  if (parsed.range() !== 'unicast') return false;
+  return parsed.kind() === 'ipv4' || parsed.match(GLOBAL_UNICAST_V6);
 }
+
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 export class AddressRefused extends Error {
   override readonly name = 'AddressRefused';
@@ -35,7 +41,8 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
       const list = addresses as dns.LookupAddress[];
       const usable = allowPrivate ? list : list.filter((a) => isPublicAddress(a.address));
       if (usable.length === 0) {
-        const refused = new AddressRefused(`${hostname} resolves only to non-public addresses (${list.map((a) => a.address).join(', ')})`);
+        // Not which: the error reaches the hook's deliveries, and the server's DNS is not theirs to map.
+        const refused = new AddressRefused(`${hostname} resolves only to non-public addresses`);
         return callback(Object.assign(refused, { code: 'EADDRREFUSED' }), '', 0);
       }
       if (options.all) return callback(null, usable);

@@ -44,7 +44,8 @@ export async function checkHookUrlResolved(
     }),
   ]).finally(() => clearTimeout(timer));
   if (addresses.length > 0 && !addresses.some((a) => isPublicAddress(a.address))) {
-    return `resolves only to non-public addresses (${addresses.map((a) => a.address).join(', ')}); set SERVICE_WEBHOOK_ALLOW_PRIVATE=true to allow it`;
+    // Not which: the server's DNS is not the caller's to map.
+    return 'resolves only to non-public addresses; set SERVICE_WEBHOOK_ALLOW_PRIVATE=true to allow it';
   }
   return null;
 }

@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { zipSync, strToU8 } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { DB_KINDS } from '../support/db.js';
-import { syncSource } from '../../src/advisories/sync.js';
+import { startAdvisorySync, syncSource } from '../../src/advisories/sync.js';
 import { sourceStore } from '../../src/advisories/sources-store.js';
 import { advisorySyncOptions } from '../../src/services.js';
 
@@ -90,6 +90,16 @@ describe.each(DB_KINDS)('advisory sync on %s', (kind) => {
   it('refuses a source on a private address unless SERVICE_ADVISORY_ALLOW_PRIVATE', async () => {
     expect(await syncSource(t.db.kysely, url, { ...advisorySyncOptions(t.config), allowPrivate: false })).toBe('failed');
     expect((await sources())[0]!.last_error).toMatch(/refused: 127\.0\.0\.1 is not a public address/);
+  });
+
+  it('logs a source without the secret in its query string', async () => {
+    const lines: object[] = [];
+    const log = { info: (entry: object) => lines.push(entry), warn: (entry: object) => lines.push(entry) };
+    const stop = startAdvisorySync(t.db.kysely, [`${url}?token=mirror-secret&ecosystem=npm`], 3_600_000, advisorySyncOptions(t.config), log);
+    await vi.waitFor(() => expect(lines).toHaveLength(1));
+    await stop();
+    expect(lines[0]).toMatchObject({ url: `${url}?token=[redacted]&ecosystem=npm` });
+    expect(JSON.stringify(lines)).not.toContain('mirror-secret');
   });
 
   it('shows the sources to site administrators only', async () => {

@@ -9,6 +9,8 @@ describe('webhook addresses', () => {
     '127.0.0.1', '127.255.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '100.100.100.200',
     '0.0.0.0', '224.0.0.251', '255.255.255.255', '192.0.0.192', '::1', '::', 'fe80::1', 'fc00::1', 'fd00:ec2::254', 'ff02::1',
     '::ffff:127.0.0.1', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '64:ff9b::7f00:1', '2002:7f00:1::', 'not-an-ip',
+    // IPv4-compatible (deprecated), outside 2000::/3 as every address but global unicast is.
+    '::127.0.0.1', '::7f00:1', '::a9fe:a9fe', '4000::1', 'e000::1',
   ])('refuses %s', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
@@ -22,13 +24,14 @@ describe('webhook addresses', () => {
     expect(checkHookUrl('file:///etc/passwd', true)).toMatch(/http or https/);
     expect(checkHookUrl('http://127.0.0.1:8080/', false)).toMatch(/non-public/);
     expect(checkHookUrl('http://[::ffff:7f00:1]/', false)).toMatch(/non-public/);
+    expect(checkHookUrl('http://[::127.0.0.1]/', false)).toMatch(/non-public/);
     expect(checkHookUrl('http://LOCALHOST./', false)).toMatch(/localhost/);
     expect(checkHookUrl('http://127.0.0.1:8080/', true)).toBeNull();
   });
 
   it('refuses at creation a name that resolves only to non-public addresses', async () => {
     const resolver = (addresses: string[]) => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-    expect(await checkHookUrlResolved('http://intranet.example/', false, resolver(['10.0.0.5', 'fd00::5']))).toMatch(/resolves only to non-public addresses \(10.0.0.5, fd00::5\)/);
+    expect(await checkHookUrlResolved('http://intranet.example/', false, resolver(['10.0.0.5', 'fd00::5']))).toBe('resolves only to non-public addresses; set SERVICE_WEBHOOK_ALLOW_PRIVATE=true to allow it');
     expect(await checkHookUrlResolved('http://intranet.example/', true, resolver(['10.0.0.5']))).toBeNull();
     // One public address is enough: delivery connects only to the public ones.
     expect(await checkHookUrlResolved('http://mixed.example/', false, resolver(['10.0.0.5', '93.184.215.14']))).toBeNull();
