@@ -445,3 +445,36 @@ describe('findings report shapes', () => {
     expect(parseError('just a string')).toContain('a string');
   });
 });
+
+describe('the lists of what a report found', () => {
+  const real = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const CORPUS = path.resolve(import.meta.dirname, '../fixtures/corpus/findings');
+  const trivy = real(path.join(CORPUS, 'trivy-image-alpine-39-high-critical.json'));
+  const osv = real(path.join(CORPUS, 'osv-scanner-malicious-npm.json'));
+  const npmAudit = real(path.join(CORPUS, 'npm-audit-v2-npm7-low.json'));
+  const semgrep = real(path.join(CORPUS, 'semgrep-1.30.0.json'));
+  const grype = real(path.join(FIXTURES, 'grype-0.74-log4j.json'));
+  const first = (value: unknown) => (value as Record<string, unknown>[])[0]!;
+
+  // Read as absent, a broken list would mark every finding of the tool's last upload fixed.
+  it.each([
+    ['Trivy Results', { ...trivy, Results: 'none' }, 'Results must be an array, not a string'],
+    ['a Trivy target\'s Vulnerabilities', { ...trivy, Results: [{ ...first(trivy.Results), Vulnerabilities: { CVE: 1 } }] }, 'Results[0].Vulnerabilities must be an array, not an object'],
+    ['a Trivy vulnerability', { ...trivy, Results: [{ ...first(trivy.Results), Vulnerabilities: ['CVE-2019-14697'] }] }, 'Results[0].Vulnerabilities[0] must be an object, not a string'],
+    ['OSV-Scanner results', { ...osv, results: [5, first(osv.results)] }, 'results[0] must be an object, not a number'],
+    ['OSV-Scanner packages', { ...osv, results: [{ ...first(osv.results), packages: {} }] }, 'results[0].packages must be an array, not an object'],
+    ['OSV-Scanner vulnerabilities', { ...osv, results: [{ ...first(osv.results), packages: [{ ...first(first(osv.results).packages), vulnerabilities: [null] }] }] }, 'results[0].packages[0].vulnerabilities[0] must be an object, not null'],
+    ['Grype matches', { ...grype, matches: {} }, 'matches must be an array, not an object'],
+    ['Semgrep results', { ...semgrep, results: 'x' }, 'results must be an array, not a string'],
+    ['npm audit vulnerabilities', { ...npmAudit, vulnerabilities: [] }, 'vulnerabilities must be an object, not an array'],
+    ['an npm audit package', { ...npmAudit, vulnerabilities: { lodash: true } }, 'vulnerabilities.lodash must be an object, not a boolean'],
+  ])('refuses %s of the wrong type, naming it', (_, report, message) => {
+    expect(parseError(report)).toContain(message);
+  });
+
+  it('reads a list the scanner left out as nothing found', () => {
+    expect(analysisOf({ ...trivy, Results: undefined }).findings).toEqual([]);
+    expect(analysisOf({ ...osv, results: [{ ...first(osv.results), packages: [] }] }).findings).toEqual([]);
+    expect(analysisOf({ ...npmAudit, vulnerabilities: {} }).findings).toEqual([]);
+  });
+});

@@ -206,6 +206,12 @@ describe('SARIF: results', () => {
     expect([withoutEnd?.startLine, withoutEnd?.endLine]).toEqual([5, 5]);
   });
 
+  it('reads no line where the region holds none a file can have (the columns are 32-bit)', () => {
+    const region = (startLine: unknown, endLine?: unknown) => ({ ruleId: 'r', message: { text: 'm' }, locations: [{ physicalLocation: { artifactLocation: { uri: 'a' }, region: { startLine, endLine } } }] });
+    const read = findings({ results: [region(1e308, -5), region(2 ** 31), region(2 ** 31 - 1), region(0, 4), region(2.5)] });
+    expect(read.map((f) => [f.startLine, f.endLine])).toEqual([[null, null], [null, null], [2 ** 31 - 1, 2 ** 31 - 1], [null, 4], [null, null]]);
+  });
+
   it('joins partial fingerprints, else fingerprints, sorted by key', () => {
     const [partial, full, none] = findings({
       results: [

@@ -3,7 +3,8 @@ import { ParseError } from './types.js';
 /**
  * Typed reads from parsed JSON (or XML turned into plain objects). Scanner output is untrusted:
  * every field may be missing or of the wrong type, so parsers read through these instead of
- * casting, and a wrong type reads as "absent" rather than throwing a TypeError later.
+ * casting, and a wrong type reads as "absent" rather than throwing a TypeError later. Not so the
+ * lists of what was found (`collection`): read as absent, a broken one would fix every finding.
  */
 export type JsonRecord = Record<string, unknown>;
 
@@ -23,6 +24,30 @@ export function list(value: unknown): unknown[] {
 
 export function records(value: unknown): JsonRecord[] {
   return list(value).filter(isRecord);
+}
+
+/**
+ * A list of objects that holds what a report found (results, matches, packages). Absent is an empty
+ * list, as scanners omit it when they found nothing; present as anything but an array of objects
+ * is a broken report, refused here: read as empty, it would mark every finding of the last upload fixed.
+ */
+export function collection(value: unknown, path: string): JsonRecord[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new ParseError(`${path} must be an array, not ${describeType(value)}`);
+  value.forEach((item: unknown, index) => {
+    if (!isRecord(item)) throw new ParseError(`${path}[${index}] must be an object, not ${describeType(item)}`);
+  });
+  return value as JsonRecord[];
+}
+
+/** The same for a map of objects by name (npm audit's `vulnerabilities`). */
+export function collectionByName(value: unknown, path: string): [string, JsonRecord][] {
+  if (value === undefined || value === null) return [];
+  if (!isRecord(value)) throw new ParseError(`${path} must be an object, not ${describeType(value)}`);
+  return Object.entries(value).map(([name, item]) => {
+    if (!isRecord(item)) throw new ParseError(`${path}.${name} must be an object, not ${describeType(item)}`);
+    return [name, item];
+  });
 }
 
 /** A string with something other than whitespace in it. */
@@ -49,10 +74,13 @@ export function number(value: unknown): number | undefined {
   return undefined;
 }
 
-/** A 1-based line number; 0, negatives and fractions are not lines. */
+/** The largest line stored: the columns are 32-bit integers on PostgreSQL. */
+const LAST_LINE = 2 ** 31 - 1;
+
+/** A 1-based line number; 0, negatives, fractions and numbers past any file's length are not lines. */
 export function line(value: unknown): number | null {
   const n = number(value);
-  return n !== undefined && Number.isInteger(n) && n >= 1 ? n : null;
+  return n !== undefined && Number.isInteger(n) && n >= 1 && n <= LAST_LINE ? n : null;
 }
 
 const COMMIT_SHA = /^[0-9a-f]{7,64}$/i;

@@ -1,4 +1,4 @@
-import { list, record, records, text, type JsonRecord } from '../access.js';
+import { collection, list, record, records, text, type JsonRecord } from '../access.js';
 import { analysis, finding, packageFingerprint } from '../finding.js';
 import { score, severityOf, UNRATED } from '../severity.js';
 import { parseJsonObject } from '../text.js';
@@ -8,7 +8,7 @@ import { FAMILIES, ParseError, type FormatParser, type NormalisedFinding, type N
 export function parseGrype(doc: JsonRecord): NormalisedScan {
   const descriptor = record(doc.descriptor);
   const result = analysis(text(descriptor?.name) ?? 'grype', text(descriptor?.version) ?? null);
-  list(doc.matches).forEach((match, index) => result.findings.push(fromMatch(record(match), index)));
+  collection(doc.matches, 'matches').forEach((match, index) => result.findings.push(fromMatch(match, index)));
   return { format: 'findings', analyses: [result] };
 }
 

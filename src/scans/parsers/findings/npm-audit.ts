@@ -1,4 +1,4 @@
-import { list, number, record, text, type JsonRecord } from '../access.js';
+import { collectionByName, list, number, record, text, type JsonRecord } from '../access.js';
 import { analysis, finding, packageFingerprint } from '../finding.js';
 import { score, severityOf, UNRATED } from '../severity.js';
 import { parseJsonObject } from '../text.js';
@@ -13,19 +13,18 @@ const GHSA = /GHSA-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/i;
  */
 export function parseNpmAudit(doc: JsonRecord): NormalisedScan {
   const result = analysis('npm audit', null);
-  if (doc.auditReportVersion !== undefined) readV2(record(doc.vulnerabilities), result.findings);
-  else readV1(record(doc.advisories), result.findings);
+  if (doc.auditReportVersion !== undefined) readV2(collectionByName(doc.vulnerabilities, 'vulnerabilities'), result.findings);
+  else readV1(collectionByName(doc.advisories, 'advisories'), result.findings);
   return { format: 'findings', analyses: [result] };
 }
 
-function readV2(vulnerabilities: JsonRecord | undefined, into: NormalisedFinding[]): void {
+function readV2(vulnerabilities: [string, JsonRecord][], into: NormalisedFinding[]): void {
   const seen = new Set<string>();
-  for (const [key, value] of Object.entries(vulnerabilities ?? {})) {
-    const vulnerable = record(value);
-    for (const via of list(vulnerable?.via)) {
+  for (const [key, vulnerable] of vulnerabilities) {
+    for (const via of list(vulnerable.via)) {
       const advisory = record(via);
       if (!advisory) continue;
-      const name = text(advisory.name) ?? text(vulnerable?.name) ?? key;
+      const name = text(advisory.name) ?? text(vulnerable.name) ?? key;
       const ruleId = advisoryId(advisory.url, advisory.source);
       if (ruleId === undefined) continue;
       // One advisory can reach a package through several entries; it is one finding.
@@ -37,10 +36,8 @@ function readV2(vulnerabilities: JsonRecord | undefined, into: NormalisedFinding
   }
 }
 
-function readV1(advisories: JsonRecord | undefined, into: NormalisedFinding[]): void {
-  for (const value of Object.values(advisories ?? {})) {
-    const advisory = record(value);
-    if (!advisory) continue;
+function readV1(advisories: [string, JsonRecord][], into: NormalisedFinding[]): void {
+  for (const [, advisory] of advisories) {
     const ruleId = text(advisory.github_advisory_id) ?? advisoryId(advisory.url, advisory.id);
     const name = text(advisory.module_name) ?? null;
     if (ruleId === undefined || name === null) continue;

@@ -1,4 +1,4 @@
-import { list, record, records, requiredText, text, type JsonRecord } from '../access.js';
+import { collection, list, record, records, requiredText, text, type JsonRecord } from '../access.js';
 import { analysis, finding, packageFingerprint } from '../finding.js';
 import { score, severityFromScore, severityFromWord, UNRATED } from '../severity.js';
 import { parseJsonObject } from '../text.js';
@@ -11,9 +11,9 @@ import { FAMILIES, type FormatParser, type NormalisedFinding, type NormalisedSca
  */
 export function parseOsvScanner(doc: JsonRecord): NormalisedScan {
   const result = analysis('OSV-Scanner', null);
-  records(doc.results).forEach((source, s) => {
+  collection(doc.results, 'results').forEach((source, s) => {
     const file = text(record(source.source)?.path) ?? null;
-    records(source.packages).forEach((entry, p) => {
+    collection(source.packages, `results[${s}].packages`).forEach((entry, p) => {
       readPackage(entry, file, `results[${s}].packages[${p}]`, result.findings);
     });
   });
@@ -27,7 +27,7 @@ function readPackage(entry: JsonRecord, file: string | null, path: string, into:
   const purl = text(pkg?.purl) ?? null;
   const groups = records(entry.groups);
   const reported = new Set<JsonRecord>();
-  records(entry.vulnerabilities).forEach((vulnerability, v) => {
+  collection(entry.vulnerabilities, `${path}.vulnerabilities`).forEach((vulnerability, v) => {
     const id = requiredText(vulnerability.id, `${path}.vulnerabilities[${v}].id`);
     const group = groups.find((candidate) => list(candidate.ids).includes(id));
     if (group) {

@@ -1,4 +1,4 @@
-import { line, list, record, requiredText, text, type JsonRecord } from '../access.js';
+import { collection, line, record, requiredText, text, type JsonRecord } from '../access.js';
 import { analysis, finding } from '../finding.js';
 import { severityOf, UNRATED } from '../severity.js';
 import { parseJsonObject } from '../text.js';
@@ -19,8 +19,7 @@ const NO_FINGERPRINT = 'requires login';
 /** Semgrep's JSON output (`semgrep --json`). */
 export function parseSemgrep(doc: JsonRecord): NormalisedScan {
   const result = analysis('Semgrep', text(doc.version) ?? null);
-  list(doc.results).forEach((value, index) => {
-    const item = record(value);
+  collection(doc.results, 'results').forEach((item, index) => {
     const path = `results[${index}]`;
     const ruleId = requiredText(item?.check_id, `${path}.check_id`);
     const extra = record(item?.extra);

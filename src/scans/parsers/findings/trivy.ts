@@ -1,4 +1,4 @@
-import { line, list, record, records, requiredText, text, type JsonRecord } from '../access.js';
+import { collection, line, list, record, requiredText, text, type JsonRecord } from '../access.js';
 import { analysis, finding, packageFingerprint } from '../finding.js';
 import { score, severityOf, UNRATED } from '../severity.js';
 import { parseJsonObject } from '../text.js';
@@ -7,20 +7,20 @@ import { FAMILIES, type FormatParser, type NormalisedFinding, type NormalisedSca
 /** Trivy's JSON report (SchemaVersion 2): vulnerabilities, misconfigurations and secrets per target. */
 export function parseTrivy(doc: JsonRecord): NormalisedScan {
   const result = analysis('Trivy', text(record(doc.Trivy)?.Version) ?? null);
-  records(doc.Results).forEach((target, t) => {
+  collection(doc.Results, 'Results').forEach((target, t) => {
     const name = text(target.Target) ?? null;
     // OS packages have the image as target, not a file; language packages have their lockfile.
     const file = text(target.Class) === 'os-pkgs' ? null : name;
     const path = `Results[${t}]`;
-    records(target.Vulnerabilities).forEach((vulnerability, i) => {
+    collection(target.Vulnerabilities, `${path}.Vulnerabilities`).forEach((vulnerability, i) => {
       result.findings.push(fromVulnerability(vulnerability, file, `${path}.Vulnerabilities[${i}]`));
     });
-    records(target.Misconfigurations).forEach((misconfiguration, i) => {
+    collection(target.Misconfigurations, `${path}.Misconfigurations`).forEach((misconfiguration, i) => {
       const status = text(misconfiguration.Status);
       if (status !== undefined && status !== 'FAIL') return;
       result.findings.push(fromMisconfiguration(misconfiguration, name, `${path}.Misconfigurations[${i}]`));
     });
-    records(target.Secrets).forEach((secret, i) => {
+    collection(target.Secrets, `${path}.Secrets`).forEach((secret, i) => {
       result.findings.push(fromSecret(secret, name, `${path}.Secrets[${i}]`));
     });
   });
