@@ -6,6 +6,7 @@ import type { Db } from './db/index.js';
 import { registerErrorHandling } from './http/errors.js';
 import { HttpProblem } from './problem.js';
 import { registerValidation } from './http/validation.js';
+import { registerJsonBodies } from './http/json-body.js';
 import { connectionOptions, registerTurnWrites } from './http/connection.js';
 import { registerRequestTargetCheck } from './http/request-target.js';
 import { registerNoSniff } from './http/security-headers.js';
@@ -86,6 +87,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     reply.header('x-request-id', request.id);
     if (closing) reply.header('connection', 'close');
   });
+  registerJsonBodies(app);
   registerValidation(app);
   registerErrorHandling(app);
   await registerOpenApi(app, version, uploadDocumentation);

@@ -3,7 +3,6 @@ import type { Services } from '../services.js';
 import { replyPage } from '../http/pagination.js';
 import { NoContent, problems } from '../http/responses.js';
 import { listRoute } from '../http/route-options.js';
-import { acceptJsonOnly } from '../http/json-body.js';
 import { IdParams } from '../http/schemas.js';
 import { ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema } from './schema.js';
 import { presentApiKey } from './presenter.js';
@@ -13,7 +12,6 @@ const tags = ['api keys'];
 const config = { sessionOnly: true } as const;
 
 export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  acceptJsonOnly(app);
   const keys = services.apiKeyService;
 
   app.get('/apikeys', { config, ...listRoute({ tags, summary: "List the current user's API keys" }, ApiKeySchema, 'The keys, oldest first.', 403) }, (request, reply) => replyPage(request, reply, (page) => keys.list(request.actor!, page), presentApiKey));

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../services.js';
 import { problems } from '../http/responses.js';
-import { acceptJsonOnly, JSON_BODY_LIMIT } from '../http/json-body.js';
+import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { PolicyDocument, RepoGateSchema, RepoPolicyDocument } from './schema.js';
 import { presentRepoGate } from './presenter.js';
 
@@ -11,7 +11,6 @@ const Params = Type.Object({ id: Type.String() });
 
 export const gateRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const gates = services.gateService;
-  acceptJsonOnly(app);
 
   app.get('/orgs/:id/policy', {
     schema: { tags, summary: "An organization's policy (empty when none was set)", params: Params, response: { 200: PolicyDocument, ...problems(401, 404) } },

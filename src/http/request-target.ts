@@ -31,7 +31,25 @@ function nonCanonicalReason(target: string): string | null {
 }
 
 /**
- * First of all hooks: a request target in any spelling but the canonical one is a 400. When dev
+ * Why the query string cannot be read as sent, or null: the query parser keeps a malformed or
+ * non-UTF-8 percent-encoding (`%zz`, `%FF`) as literal text, so `?ref=%FF` made a branch named "%FF".
+ */
+function queryFault(target: string): string | null {
+  const start = target.indexOf('?');
+  if (start === -1 || !target.includes('%', start)) return null;
+  for (const pair of target.slice(start + 1).split('&')) {
+    try {
+      decodeURIComponent(pair);
+    } catch {
+      return 'The query string is not valid percent-encoded UTF-8.';
+    }
+  }
+  return null;
+}
+
+/**
+ * First of all hooks: a request target in any spelling but the canonical one is a 400, and so is a
+ * query string that is not percent-encoded UTF-8. When dev
  * login is on, a Host other than SERVICE_BASE_URL's is refused too: a DNS name rebound to this
  * machine would otherwise let any web page drive a local instance with the browser's same-origin
  * rights (its Origin is then the rebinding name, which the origin check would see as same-origin
@@ -44,6 +62,8 @@ export function registerRequestTargetCheck(app: FastifyInstance, options: { only
   app.addHook('onRequest', async (request) => {
     const reason = nonCanonicalReason(request.raw.url ?? '');
     if (reason !== null) throw badRequest(`The request target is not in canonical form: ${reason}.`);
+    const fault = queryFault(request.raw.url ?? '');
+    if (fault !== null) throw badRequest(fault);
     // The Host header itself: never X-Forwarded-Host, which any client can send. Probes of health
     // (a container's healthcheck by IP) show nothing and change nothing: they answer to any host.
     if (base !== null && !request.routeOptions.config.anyHost && request.headers.host !== allowedHost && normalisedHost(request.headers.host, base.protocol) !== base.host) {

@@ -22,18 +22,25 @@ export function registerValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? strict.compile(schema) : decimalIntegers(coercing.compile(schema), schema as JsonSchema),
   );
-  // PostgreSQL text cannot hold NUL: refuse it up front rather than fail deep in a query. The HTTP
-  // parser refuses a raw NUL in the request line, so params and query can only hold one as %00.
+  // Text that would not read back as sent is refused up front rather than stored changed or failed
+  // deep in a query (textFaults). The HTTP parser refuses a raw NUL in the request line, and the
+  // request target check refuses percent-encodings that are not UTF-8, so params and query can
+  // only hold a fault as %00.
   app.addHook('preValidation', async (request) => {
     const inUrl = request.raw.url?.includes('%00') ?? false;
     const errors = [
-      ...(inUrl ? nulPaths(request.params, '/params') : []),
-      ...(inUrl ? nulPaths(request.query, '/query') : []),
-      ...nulPaths(request.body, ''),
+      ...(inUrl ? textFaults(request.params, '/params') : []),
+      ...(inUrl ? textFaults(request.query, '/query') : []),
+      ...textFaults(request.body, ''),
     ];
-    if (errors.length) throw badRequest('The request contains a NUL character, which no field accepts.', errors);
+    if (errors.length) throw badRequest(TEXT_FAULT, errors);
   });
 }
+
+export const TEXT_FAULT = 'The request holds text no field accepts: a NUL character or an unpaired surrogate.';
+
+/** A UTF-16 surrogate not part of a pair: JSON's "\ud800" escape allows one, UTF-8 cannot encode it. */
+const LONE_SURROGATE = /\p{Cs}/u;
 
 interface JsonSchema {
   type?: unknown;
@@ -81,17 +88,20 @@ function isInteger(schema: JsonSchema): boolean {
 export const MAX_JSON_DEPTH = 64;
 
 /**
- * Where NUL characters stand in a parsed request part (plain JSON values only; streams are
- * skipped). Walked with an explicit stack, never recursion, and refused past MAX_JSON_DEPTH: any
- * body the JSON parser accepts must get an answer, not a stack overflow.
+ * Where text stands that could not be stored as sent (plain JSON values only; streams are
+ * skipped): a NUL, which PostgreSQL text cannot hold, and an unpaired surrogate, which would be
+ * stored as U+FFFD, so that what was acknowledged is not what reads back. Walked with an explicit
+ * stack, never recursion, and refused past MAX_JSON_DEPTH: any body the JSON parser accepts must
+ * get an answer, not a stack overflow.
  */
-function nulPaths(root: unknown, rootPath: string): FieldError[] {
+export function textFaults(root: unknown, rootPath: string): FieldError[] {
   const found: FieldError[] = [];
   const pending: { value: unknown; path: string; depth: number }[] = [{ value: root, path: rootPath, depth: 0 }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const { value, path, depth } = next;
     if (typeof value === 'string') {
       if (value.includes('\u0000')) found.push({ path: path || '/', message: 'must not contain a NUL character' });
+      else if (LONE_SURROGATE.test(value)) found.push({ path: path || '/', message: 'must not contain an unpaired surrogate (such as \\ud800)' });
       continue;
     }
     const children = Array.isArray(value) ? value.entries() : isParsedObject(value) ? Object.entries(value) : null;

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.js';
 import { replyPage } from '../http/pagination.js';
 import { created, problems } from '../http/responses.js';
-import { acceptJsonOnly, JSON_BODY_LIMIT } from '../http/json-body.js';
+import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { deleteRoute, listRoute, readRoute } from '../http/route-options.js';
 import { IdParams } from '../http/schemas.js';
 import { MemberParams, MemberSchema, PutMemberBody } from './members-schema.js';
@@ -12,7 +12,6 @@ const tags = ['members'];
 
 export const memberRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const members = services.memberService;
-  acceptJsonOnly(app);
 
   app.get('/orgs/:id/members', listRoute({ tags, summary: 'List the members of an organization with their roles', params: IdParams }, MemberSchema, 'The members, in the order they joined.', 404),
     (request, reply) => replyPage(request, reply, (page) => members.list(request.actor!, request.params.id, page), presentMember));

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.js';
 import { replyPage } from '../http/pagination.js';
-import { acceptJsonOnly } from '../http/json-body.js';
 import { createRoute, deleteRoute, listRoute, readRoute, updateRoute } from '../http/route-options.js';
 import { IdParams } from '../http/schemas.js';
 import { CreateOrgBody, OrgListQuery, OrgSchema, UpdateOrgBody } from './schema.js';
@@ -11,7 +10,6 @@ const tags = ['organizations'];
 
 export const orgRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const orgs = services.orgService;
-  acceptJsonOnly(app);
 
   app.get('/orgs', listRoute({ tags, summary: "List the caller's organizations (all of them for an administrator)", querystring: OrgListQuery }, OrgSchema, 'The organizations, oldest first.'),
     (request, reply) => replyPage(request, reply, (page) => orgs.list(request.actor!, request.query.q ?? '', page), presentOrg));

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.js';
 import { replyPage } from '../http/pagination.js';
-import { acceptJsonOnly } from '../http/json-body.js';
 import { problems } from '../http/responses.js';
 import { createRoute, deleteRoute, listRoute, readRoute } from '../http/route-options.js';
 import { IdParams, OrgIdParams } from '../http/schemas.js';
@@ -12,7 +11,6 @@ const tags = ['repositories'];
 
 export const repoRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const repos = services.repoService;
-  acceptJsonOnly(app);
 
   app.get('/orgs/:org_id/repos', listRoute({ tags, summary: 'List the repositories of an organization', params: OrgIdParams, querystring: RepoListQuery }, RepoSchema, 'The repositories, oldest first.', 404),
     (request, reply) => replyPage(request, reply, (page) => repos.list(request.actor!, request.params.org_id, request.query.q ?? '', page), presentRepo));

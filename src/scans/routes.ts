@@ -7,6 +7,7 @@ import { replyPage } from '../http/pagination.js';
 import { problems } from '../http/responses.js';
 import { listRoute, readRoute } from '../http/route-options.js';
 import { IdParams } from '../http/schemas.js';
+import { TEXT_FAULT, textFaults } from '../http/validation.js';
 import { badRequest } from '../problem.js';
 import { Type } from 'typebox';
 import {
@@ -105,6 +106,9 @@ const uploadRoute: FastifyPluginAsyncTypebox<{ services: Services }> = async (ap
 
 /** Multipart fields arrive after Fastify validated the query string, so the two are checked together here. */
 function uploadContext(fields: UploadContext, query: UploadContext): UploadContext {
+  // The query string's text was checked with the request's; multipart fields are read only now.
+  const faults = textFaults(fields, '/fields');
+  if (faults.length) throw badRequest(TEXT_FAULT, faults);
   const context = { ...presentOnly(fields), ...presentOnly(query) };
   if (!Value.Check(UploadQuery, context)) {
     const errors = [...Value.Errors(UploadQuery, context)].map((e) => ({ path: `/fields${e.instancePath}`, message: e.message }));

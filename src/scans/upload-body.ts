@@ -42,6 +42,12 @@ export async function receiveUpload(request: FastifyRequest, limit: number, memo
   const stated = Number(request.headers['content-length']);
   const declared = Number.isFinite(stated) ? stated : undefined;
   if (declared !== undefined && declared > limit) throw tooLarge(limit);
+  const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity' && (request.isMultipart() || !GZIP_ENCODING.test(encoding))) {
+    throw new HttpProblem(415, request.isMultipart()
+      ? `A multipart body is read as sent, without Content-Encoding (not ${encoding}); gzip the file part itself instead.`
+      : `Content-Encoding ${encoding} is not read: send the document as it is, or gzip it.`);
+  }
   const reader = new DocumentReader(limit, memory);
   try {
     // A multipart body's file part is a little smaller than the body: its memory is sized from it.
@@ -49,7 +55,7 @@ export async function receiveUpload(request: FastifyRequest, limit: number, memo
     // Fastify calls no body parser for a request without a body (no Content-Type, Content-Length 0).
     if (!isStream(request.body)) throw badRequest('The upload is empty; send the document as the request body.');
     const raw = await reader.read(request.body, declared);
-    const gzipped = /\bgzip\b/i.test(String(request.headers['content-encoding'] ?? '')) || isGzip(raw.content);
+    const gzipped = encoding !== undefined && GZIP_ENCODING.test(encoding) || isGzip(raw.content);
     return reader.received(gzipped ? await reader.inflate(raw.content) : raw, gzipped ? raw.content : null, request.headers['content-type'], {});
   } catch (error) {
     reader.release();
@@ -57,10 +63,19 @@ export async function receiveUpload(request: FastifyRequest, limit: number, memo
   }
 }
 
+/** gzip, or its old name x-gzip (RFC 9110 8.4.1.3); the only Content-Encoding an upload may have. */
+const GZIP_ENCODING = /^(?:x-)?gzip$/;
+
+const PART_LIMITS = new Set(['FST_FILES_LIMIT', 'FST_FIELDS_LIMIT', 'FST_PARTS_LIMIT']);
+
 async function receiveMultipart(request: FastifyRequest, reader: DocumentReader, declared: number | undefined): Promise<ReceivedUpload> {
   try {
     return await readParts(request, reader, declared);
   } catch (error) {
+    // @fastify/multipart answers too many parts with 413, which says the body was too large.
+    if (PART_LIMITS.has((error as { code?: string }).code ?? '')) {
+      throw badRequest('The multipart body has more parts than this endpoint takes: one "file" part (and, for a scan upload, its context fields once each).');
+    }
     // The multipart parser's own errors (no boundary, truncated body) carry no HTTP status.
     if (error instanceof HttpProblem || (error as { statusCode?: number }).statusCode) throw error;
     throw badRequest(`The multipart body could not be read: ${(error as Error).message}`);

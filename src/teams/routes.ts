@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.js';
 import { replyPage } from '../http/pagination.js';
-import { acceptJsonOnly } from '../http/json-body.js';
 import { createRoute, deleteRoute, listRoute, readRoute, updateRoute } from '../http/route-options.js';
 import { IdParams, OrgIdParams } from '../http/schemas.js';
 import { CreateTeamBody, TeamSchema, UpdateTeamBody } from './schema.js';
@@ -11,7 +10,6 @@ const tags = ['teams'];
 
 export const teamRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const teams = services.teamService;
-  acceptJsonOnly(app);
 
   app.get('/orgs/:org_id/teams', listRoute({ tags, summary: 'List the teams of an organization', params: OrgIdParams }, TeamSchema, 'The teams, oldest first.', 404),
     (request, reply) => replyPage(request, reply, (page) => teams.list(request.actor!, request.params.org_id, page), presentTeam));

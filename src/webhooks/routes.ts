@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.js';
 import { replyPage } from '../http/pagination.js';
 import { problems } from '../http/responses.js';
-import { acceptJsonOnly } from '../http/json-body.js';
 import { createRoute, deleteRoute, listRoute, readRoute, updateRoute } from '../http/route-options.js';
 import { IdParams } from '../http/schemas.js';
 import {
@@ -27,7 +26,6 @@ function settingsOf(body: UpdateWebhookBody): Partial<WebhookSettings> {
 
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const hooks = services.webhooks.service;
-  acceptJsonOnly(app);
 
   app.get('/orgs/:id/webhooks', listRoute({ tags, summary: "List an organization's webhooks (owners)", params: IdParams }, WebhookSchema, 'The webhooks, oldest first.', 403, 404),
     (request, reply) => replyPage(request, reply, (page) => hooks.list(request.actor!, request.params.id, page), presentWebhook));
