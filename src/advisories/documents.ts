@@ -41,7 +41,8 @@ export function isZip(bytes: Uint8Array): boolean {
  */
 export async function readDocuments(bytes: Uint8Array, name: string, limits: ZipLimits): Promise<{ documents: AsyncIterable<OsvDocument>; rejected: Rejection[] }> {
   const rejected: Rejection[] = [];
-  if (!isZip(bytes)) return { documents: asAsync(jsonDocuments(bytes, name, rejected)), rejected };
+  // A file alone is read whole here: one that is no JSON is refused, not reported as a record.
+  if (!isZip(bytes)) return { documents: asAsync(recordsOf(parseJson(bytes, (reason) => new DocumentsError(reason)), name)), rejected };
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let zip: ZipFile;
   try {
@@ -106,7 +107,14 @@ async function* zipDocuments(zip: ZipFile, buffer: Buffer, name: string, entries
         rejected.push({ file, reason: `cannot be read: ${(error as Error).message}` });
         continue;
       }
-      yield* jsonDocuments(content, file, rejected);
+      let value: unknown;
+      try {
+        value = parseJson(content, (reason) => new Error(reason));
+      } catch (error) {
+        rejected.push({ file, reason: (error as Error).message });
+        continue;
+      }
+      yield* recordsOf(value, file);
     }
   } finally {
     zip.close();
@@ -141,14 +149,19 @@ async function* asAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
   yield* items;
 }
 
-function* jsonDocuments(bytes: Uint8Array, file: string, rejected: Rejection[]): Generator<OsvDocument> {
+/** A file's JSON, which must hold an OSV record or an array of them (each then judged on its own). */
+function parseJson(bytes: Uint8Array, fault: (reason: string) => Error): unknown {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   } catch (error) {
-    rejected.push({ file, reason: `not valid JSON: ${(error as Error).message}` });
-    return;
+    throw fault(`not valid JSON: ${(error as Error).message}`);
   }
+  if (value === null || typeof value !== 'object') throw fault(`holds ${value === null ? 'null' : `a ${typeof value}`}, not an OSV record or an array of them`);
+  return value;
+}
+
+function* recordsOf(value: unknown, file: string): Generator<OsvDocument> {
   if (Array.isArray(value)) {
     for (const [i, record] of value.entries()) yield { file: `${file}[${i}]`, record };
   } else {

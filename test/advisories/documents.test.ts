@@ -176,9 +176,17 @@ describe('OSV documents out of a zip', () => {
     expect([...outcomes]).toEqual(expect.arrayContaining(['refused', 'rejected', 'read 3']));
   });
 
-  it('reads JSON that is no zip: one record, or an array of them', async () => {
+  it('reads JSON that is no zip: one record, or an array of them; anything else is refused whole', async () => {
     expect(await read(strToU8('[{"id": "A"}, {"id": "B"}]'))).toEqual({ files: ['all.zip[0]', 'all.zip[1]'], rejected: [] });
     expect(await read(strToU8('{"id": "A"}'))).toEqual({ files: ['all.zip'], rejected: [] });
-    expect(await read(strToU8('{"id": '))).toEqual({ files: [], rejected: [{ file: 'all.zip', reason: expect.stringMatching(/^not valid JSON/) }] });
+    // Reported as a rejected record, an unreadable file answered 200 to an import through the API.
+    await expect(readDocuments(strToU8('{"id": '), 'all.zip', LIMITS)).rejects.toThrow(DocumentsError);
+    await expect(readDocuments(strToU8('not a zip'), 'all.zip', LIMITS)).rejects.toThrow(/^not valid JSON/);
+    await expect(readDocuments(strToU8('null'), 'all.zip', LIMITS)).rejects.toThrow(new DocumentsError('holds null, not an OSV record or an array of them'));
+    await expect(readDocuments(strToU8('"GHSA-x"'), 'all.zip', LIMITS)).rejects.toThrow(new DocumentsError('holds a string, not an OSV record or an array of them'));
+    // In a zip, such a file is rejected by name and the others are read.
+    expect(await read(zipSync({ 'a.json': strToU8('{"id": "A"}'), 'b.json': strToU8('5') }))).toEqual({
+      files: ['all.zip:a.json'], rejected: [{ file: 'all.zip:b.json', reason: 'holds a number, not an OSV record or an array of them' }],
+    });
   });
 });

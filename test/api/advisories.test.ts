@@ -134,6 +134,11 @@ describe.each(DB_KINDS)('advisories on %s', (kind) => {
     const corrupt = await importAdvisories(Buffer.from('PK\u0003\u0004 this is no zip'), admin.cookie, 'application/zip');
     expect(corrupt.statusCode).toBe(400);
     expect(corrupt.json().detail).toMatch(/zip cannot be read/);
+    for (const body of ['not a zip', '{', 'null']) {
+      const unreadable = await importAdvisories(Buffer.from(body), admin.cookie, 'application/zip');
+      expect(unreadable.statusCode, body).toBe(400);
+      expect(unreadable.json().detail).toMatch(/^The advisories could not be read: (not valid JSON|holds null)/);
+    }
   });
 
   it('imports a zip laid out like OSV\'s all.zip, rejecting its bad files by name', async () => {
