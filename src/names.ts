@@ -9,7 +9,7 @@ export const DISPLAY_NAME_RULE = 'must show at least one visible character and h
 
 const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
 // With the u flag a lone surrogate is a code point of its own; a well-formed pair is one astral character.
-const LONE_SURROGATE = /\p{Cs}/u;
+export const LONE_SURROGATE = /\p{Cs}/u;
 // Blank or drawn as nothing: spaces, default-ignorable (zero-width, fillers, tags, variation selectors),
 // controls, format characters, unassigned code points, marks with no base, and the braille blank.
 const VISIBLE = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}\p{Cs}\p{Cn}\p{M}\u2800]/u;

@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { badRequest, type FieldError } from '../problem.js';
-import { DISPLAY_NAME_FORMAT, isDisplayName } from '../names.js';
+import { DISPLAY_NAME_FORMAT, isDisplayName, LONE_SURROGATE } from '../names.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -39,8 +39,6 @@ export function registerValidation(app: FastifyInstance): void {
 
 export const TEXT_FAULT = 'The request holds text no field accepts: a NUL character or an unpaired surrogate.';
 
-/** A UTF-16 surrogate not part of a pair: JSON's "\ud800" escape allows one, UTF-8 cannot encode it. */
-const LONE_SURROGATE = /\p{Cs}/u;
 
 interface JsonSchema {
   type?: unknown;

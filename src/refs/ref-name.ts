@@ -8,6 +8,7 @@
  * - `refs/tags/v1` is tag `v1`.
  */
 import { badRequest } from '../problem.js';
+import { displayNameProblem } from '../names.js';
 
 export type RefKind = 'branch' | 'pull_request' | 'tag';
 
@@ -69,15 +70,20 @@ function pullNumber(digits: string, raw: string): number {
 }
 
 function checkedName(name: string, raw: string): string {
-  if (!name || FORBIDDEN.test(name) || name.startsWith('/') || name.endsWith('/') || name.endsWith('.')
+  if (!name || FORBIDDEN.test(name) || name.startsWith('/') || name.startsWith('-') || name.endsWith('/') || name.endsWith('.') || name === '@'
     || name.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'))) {
     throw new RefNameError(`"${raw}" is not a valid git ref name.`);
   }
+  // What a detached checkout reports as its branch (git rev-parse --abbrev-ref HEAD); git refuses it as one.
+  if (name === 'HEAD') throw new RefNameError(`"${raw}" names no branch (a detached checkout): send the branch that was built, such as $GITHUB_REF or $CI_COMMIT_REF_NAME.`);
+  // Shown on every screen that lists refs: it must not pass for another name (as names of orgs and repos may not).
+  const problem = displayNameProblem(name);
+  if (problem !== null) throw new RefNameError(`"${raw}" ${problem}.`);
   return name;
 }
 
 /** A ref a request names (the field it came in, for the error): a malformed one is a 400 naming that field. */
-export function requestedRef(raw: string, field: 'ref' | 'base_ref' = 'ref'): RefName {
+export function requestedRef(raw: string, field: 'ref' | 'base_ref' | 'default_branch' = 'ref'): RefName {
   try {
     return parseRef(raw);
   } catch (error) {

@@ -2,13 +2,14 @@ import type { Actor } from '../auth/actor.js';
 import type { AuditStore } from '../audit/store.js';
 import type { RepoRow } from '../db/schema.js';
 import type { Page } from '../db/page.js';
-import { notFound } from '../problem.js';
+import { badRequest, notFound } from '../problem.js';
 import { conflictOnDuplicate } from '../db/errors.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
 import type { OrgAction, Policy } from '../policy.js';
 import { nameKey } from '../orgs/names.js';
 import type { RepoStore, RepoWithRole, RepoWithScan } from './store.js';
+import { requestedRef } from '../refs/ref-name.js';
 
 export interface NewRepo {
   name: string;
@@ -58,6 +59,10 @@ export function repoService(repos: RepoStore, policy: Policy, audit: AuditStore)
 
     async create(actor: Actor, orgId: string, input: NewRepo, ip: string): Promise<RepoRow> {
       await policy.require(actor, 'repo.manage', { orgId, what: ORG });
+      // Read back as a branch wherever the default branch is needed: one that is none would silently be main.
+      if (input.defaultBranch && requestedRef(input.defaultBranch, 'default_branch').kind !== 'branch') {
+        throw badRequest(`"${input.defaultBranch}" is not a branch.`, [{ path: '/default_branch', message: 'must name a branch (x or refs/heads/x)' }]);
+      }
       const at = now();
       const repo: RepoRow = {
         id: newId(), org_id: orgId, name: input.name, name_key: nameKey(input.name),

@@ -32,6 +32,15 @@ describe.each(DB_KINDS)('repositories on %s', (kind) => {
     expect(await api.createRepo(owner.cookie, org.id, { name: 'nulls', url: null, default_branch: null })).toMatchObject({ url: null, default_branch: null });
   });
 
+  it('takes a default branch in any spelling of a branch, and refuses what names no branch', async () => {
+    expect(await api.createRepo(owner.cookie, org.id, { name: 'spelled', default_branch: 'refs/heads/develop' })).toMatchObject({ default_branch: 'refs/heads/develop' });
+    for (const [i, branch] of ['refs/tags/v1', 'pr/7', 'HEAD', 'a..b', 'rtl\u202Eniam'].entries()) {
+      const res = await api.call(owner.cookie, 'POST', `/api/v1/orgs/${org.id}/repos`, { name: `bad-${i}`, default_branch: branch });
+      expect(res.statusCode, branch).toBe(400);
+      expect(res.json().errors).toEqual([expect.objectContaining({ path: '/default_branch' })]);
+    }
+  });
+
   it('refuses a duplicate name within the org, ignoring case (409), but allows it in another org', async () => {
     await api.createRepo(owner.cookie, org.id, { name: 'Widget' });
     const res = await api.call(owner.cookie, 'POST', `/api/v1/orgs/${org.id}/repos`, { name: 'WIDGET' });

@@ -24,8 +24,16 @@ describe('parseRef', () => {
     'refs/notes/commits', 'has space', 'a..b', 'a~1', 'x^', 'a:b', 'what?', 'star*', 'br[ack', 'back\\slash', 'at@{1}',
     'double//slash', '/leading', 'trailing/', 'dot.', '.hidden', 'dir/.hidden', 'x.lock', 'nul\u0000', 'tab\t', 'del\u007f',
     'refs/pull/99999999999999999999/merge',
+    // git refuses these as branch names too; bidi controls and invisible names would pass for another ref on screen.
+    '-leading-dash', '@', 'rtl\u202Eniam', 'iso\u2066late', '\u200B', 'lone\uD800',
   ])('refuses %j', (raw) => {
     expect(() => parseRef(raw)).toThrow(RefNameError);
+  });
+
+  it('tells a detached checkout apart from a branch', () => {
+    for (const raw of ['HEAD', 'refs/heads/HEAD']) expect(() => parseRef(raw)).toThrow(/names no branch \(a detached checkout\)/);
+    expect(parseRef('feature/HEAD')).toEqual({ kind: 'branch', name: 'feature/HEAD' });
+    expect(parseRef('café')).toEqual({ kind: 'branch', name: 'café' });
   });
 });
 
