@@ -22,6 +22,13 @@ export function retryDelayMs(attempt: number, random: () => number = Math.random
   return Math.round(base * (0.8 + 0.4 * random()));
 }
 
+/**
+ * Deliveries of one org in flight at once, across its hooks. A receiver that never answers holds a
+ * sender for the whole timeout; without a cap, an org's few such hooks held every sender, and every
+ * other org's events waited behind them (five made a healthy hook's ping wait 50 s).
+ */
+export const IN_FLIGHT_PER_ORG = 2;
+
 export interface DeliveryOptions {
   /** How long a claim holds without renewal (renewed every third of it while sending). */
   leaseMs: number;
@@ -50,7 +57,7 @@ export function deliveryRunner(store: WebhookStore, options: DeliveryOptions, lo
 
   async function claim(): Promise<ClaimedDelivery | undefined> {
     const at = options.clock();
-    return store.claim(iso(at), iso(at + options.leaseMs));
+    return store.claim(iso(at), iso(at + options.leaseMs), IN_FLIGHT_PER_ORG);
   }
 
   /** Sends one claimed delivery and records the attempt. */
@@ -101,8 +108,18 @@ export function deliveryRunner(store: WebhookStore, options: DeliveryOptions, lo
       return sent;
     },
 
-    start(count: number): DeliveryPool {
-      return startLoops(count, options.pollMs, async () => {
+    /**
+     * Sends up to `senders` deliveries at once. One loop claims (so an idle instance asks the
+     * database once per poll, not once per sender) and hands each claim to a send of its own; when
+     * every sender is busy it waits for one to finish. Stopping waits for the sends in hand.
+     */
+    start(senders: number): DeliveryPool {
+      const sending = new Set<Promise<void>>();
+      const loop = startLoops(1, options.pollMs, async () => {
+        if (sending.size >= senders) {
+          await Promise.race(sending);
+          return true;
+        }
         let claimed: ClaimedDelivery | undefined;
         try {
           claimed = await claim();
@@ -110,14 +127,24 @@ export function deliveryRunner(store: WebhookStore, options: DeliveryOptions, lo
           log.warn({ err: error }, 'could not claim a webhook delivery; retrying');
         }
         if (!claimed) return false;
-        try {
-          await deliver(claimed);
-        } catch (error) {
+        const send = deliver(claimed).catch((error: unknown) => {
           // A database outage while recording: the claim expires and the delivery is sent again.
           log.error({ err: error, delivery_id: claimed.delivery.id }, 'recording a webhook delivery failed; it will be retried');
-        }
+        }).finally(() => {
+          sending.delete(send);
+          // The hook's next delivery may have waited for this one.
+          loop.wake();
+        });
+        sending.add(send);
         return true;
       });
+      return {
+        wake: loop.wake,
+        async stop() {
+          await loop.stop();
+          await Promise.all(sending);
+        },
+      };
     },
   };
 }

@@ -9,6 +9,12 @@ import { webhookService } from './service.js';
 import { webhookStore } from './store.js';
 
 const TIMEOUT_MS = 10_000;
+/**
+ * Deliveries sent at once per ingest worker. Sending is waiting on receivers, not work: several at
+ * once cost little, and with IN_FLIGHT_PER_ORG they keep one org's silent receivers from holding up
+ * the others.
+ */
+const SENDERS_PER_WORKER = 8;
 const POLL_MS = 1000;
 /** Finished deliveries are kept this long for the deliveries list, then pruned. */
 const KEEP_FINISHED_DAYS = 30;
@@ -31,7 +37,7 @@ export function createWebhooks(config: Config, db: Db, policy: Policy, audit: Au
     runner: (log: FastifyBaseLogger, overrides?: Partial<DeliveryOptions>) => deliveryRunner(store, options(overrides), log),
 
     startWorkers(count: number, log: FastifyBaseLogger): void {
-      if (count > 0) pool = deliveryRunner(store, options(), log).start(count);
+      if (count > 0) pool = deliveryRunner(store, options(), log).start(count * SENDERS_PER_WORKER);
     },
 
     /** Wakes this instance's delivery workers: an event was just committed here. */

@@ -72,9 +72,12 @@ export function webhookStore(db: Kysely<Database>, dialect: Dialect) {
     /**
      * Takes the oldest due delivery that heads its hook's queue: pending and due, or delivering under
      * a lease that ran out (its worker died), with no earlier delivery of the same hook still waiting,
-     * so a hook receives its events in order. On PostgreSQL, SKIP LOCKED lets workers claim side by side.
+     * so a hook receives its events in order; and of an org with fewer than `perOrg` deliveries in
+     * flight, so that one org's receivers that never answer hold at most that many senders (a soft
+     * cap: two instances claiming at once may each see room). On PostgreSQL, SKIP LOCKED lets workers
+     * claim side by side.
      */
-    async claim(at: string, leaseUntil: string): Promise<ClaimedDelivery | undefined> {
+    async claim(at: string, leaseUntil: string, perOrg: number): Promise<ClaimedDelivery | undefined> {
       const lock = dialect === 'postgres' ? sql`for update of d skip locked` : sql``;
       const result = await sql<WebhookDeliveryRow>`
         update webhook_deliveries set status = 'delivering', attempts = attempts + 1, lease_until = ${leaseUntil}, last_attempt_at = ${at}
@@ -86,6 +89,10 @@ export function webhookStore(db: Kysely<Database>, dialect: Dialect) {
               select 1 from webhook_deliveries e
               where e.webhook_id = d.webhook_id and e.id < d.id and e.status in ('pending', 'delivering')
             )
+            and (
+              select count(*) from webhook_deliveries f join webhooks fw on fw.id = f.webhook_id
+              where f.status = 'delivering' and f.lease_until >= ${at} and fw.org_id = w.org_id
+            ) < ${perOrg}
           order by d.next_attempt_at, d.id limit 1 ${lock}
         )
         and status in ('pending', 'delivering')

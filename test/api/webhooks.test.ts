@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { DB_KINDS } from '../support/db.js';
 import { orgClient } from '../support/orgs.js';
@@ -27,6 +27,7 @@ describe.each(DB_KINDS)('webhooks on %s', (kind) => {
   let repoId: string;
   let otherRepoId: string;
   let foreignRepoId: string;
+  let foreignOrgId: string;
   let uploadKey: string;
   /** How far the delivery runner's clock is ahead of the real one: moved instead of waiting for retries. */
   let ahead = 0;
@@ -45,6 +46,7 @@ describe.each(DB_KINDS)('webhooks on %s', (kind) => {
     repoId = (await api.createRepo(owner.cookie, orgId, { name: 'api' })).id;
     otherRepoId = (await api.createRepo(owner.cookie, orgId, { name: 'web' })).id;
     const foreignOrg = await api.createOrg(stranger.cookie, 'elsewhere');
+    foreignOrgId = foreignOrg.id;
     foreignRepoId = (await api.createRepo(stranger.cookie, foreignOrg.id, { name: 'theirs' })).id;
     uploadKey = await t.apiKey(owner.cookie, { scopes: ['upload'] });
     runner = t.app.services.webhooks.runner(t.app.log, { clock });
@@ -412,6 +414,31 @@ describe.each(DB_KINDS)('webhooks on %s', (kind) => {
     expect(ping).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null, last_error: 'no answer within 200 ms' });
     expect(ping!.last_duration_ms).toBeGreaterThanOrEqual(190);
     expect(ping!.last_duration_ms).toBeLessThan(5000);
+  });
+
+  it("sends other orgs' deliveries while one org's receivers never answer", async () => {
+    const silent = await receiver(() => 'hang');
+    const healthy = await receiver();
+    // Four hooks of this org whose receiver never answers, then one of another org: four pings queued first.
+    const stuck = [];
+    for (let i = 0; i < 4; i++) stuck.push(await createHook({ url: silent.url, events: ['upload.completed'] }));
+    const created = await call(stranger.cookie, 'POST', `/api/v1/orgs/${foreignOrgId}/webhooks`, { url: healthy.url, secret: SECRET, events: ['upload.completed'] });
+    expect(created.statusCode, created.body).toBe(201);
+    const inFlight = () => t.db.kysely.selectFrom('webhook_deliveries').select('id')
+      .where('webhook_id', 'in', stuck.map((hook) => hook.id)).where('status', '=', 'delivering').execute();
+    // As many senders as stuck hooks: uncapped, the four would hold all of them for the whole timeout.
+    const pool = t.app.services.webhooks.runner(t.app.log, { clock, timeoutMs: 3000, pollMs: 20 }).start(4);
+    try {
+      await vi.waitFor(() => expect(healthy.received).toHaveLength(1), { timeout: 2500, interval: 20 });
+      // Received while the silent ones were still being waited for, two of them at most.
+      const held = await inFlight();
+      expect(held.length).toBeGreaterThan(0);
+      expect(held.length).toBeLessThanOrEqual(2);
+      for (const hook of stuck) expect((await deliveries(hook))[0]).toMatchObject({ last_error: null });
+    } finally {
+      await pool.stop();
+    }
+    expect(await inFlight()).toEqual([]);
   });
 
   it('keeps what can be stored of an odd answer', async () => {
