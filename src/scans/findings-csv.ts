@@ -31,7 +31,9 @@ export async function findingsCsv<Row>(load: (page: Page) => Promise<Paged<Row>>
       batch = (await load({ page: page + 1, perPage: BATCH, offset: page * BATCH })).items;
     }
   }
-  return Readable.from(rows()).pipe(stringify({ header: true, columns: [...COLUMNS] }));
+  // Messages, paths and rule names come from the scanned code: one starting with = + - @ would run as a
+  // formula in the spreadsheet the file is opened in, so such cells are written with a leading '.
+  return Readable.from(rows()).pipe(stringify({ header: true, columns: [...COLUMNS], escape_formulas: true }));
 }
 
 function csvRow(f: FindingJson): Record<(typeof COLUMNS)[number], string | number | null> {

