@@ -134,6 +134,9 @@ function affectedScore(affected: unknown): number | null {
 }
 
 function scoreVector(type: unknown, vector: string): number | null {
+  // Each metric once (CVSS v3.1 and v4.0 alike); the calculator lets a repeated one override the first.
+  const metrics = vector.split('/').slice(1).map((part) => part.split(':')[0]);
+  if (new Set(metrics).size !== metrics.length) return null;
   try {
     if (type === 'CVSS_V3' && vector.startsWith('CVSS:3.1/')) return new cvss.Cvss3P1(vector).calculateScores().base ?? null;
     if (type === 'CVSS_V3' && vector.startsWith('CVSS:3.0/')) return new cvss.Cvss3P0(vector).calculateScores().base ?? null;

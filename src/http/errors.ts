@@ -16,6 +16,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) return sendProblem(reply, status, clientMessage(error, status));
+    // Reading the body failed because the client hung up (a cancelled CI job): nothing of ours broke,
+    // and nobody reads the answer. Judged by the request's own socket, never by the error's code,
+    // which a database connection reset would share.
+    if (!request.raw.complete && (request.raw.destroyed || request.raw.socket.destroyed)) {
+      request.log.info({ code: (error as { code?: string }).code }, 'the client went away before its request was read');
+      return sendProblem(reply, 400, 'The request ended before its body was complete.');
+    }
     request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, 500, 'Something went wrong on our side. The request id identifies it in the logs.');
   });

@@ -79,6 +79,10 @@ describe('reading an OSV record', () => {
     expect(parseOsv({ ...log4shell, severity: [{ type: 'CVSS_V4', score: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N' }] }).severity).toBe('critical');
     expect(parseOsv({ ...log4shell, severity: undefined, database_specific: { severity: 'MODERATE' } }).severity).toBe('medium');
     expect(parseOsv({ ...log4shell, severity: [{ type: 'CVSS_V3', score: 'garbage' }], database_specific: { severity: 'HIGH' } }).severity).toBe('high');
+    // A metric given twice is no vector (the specifications allow each once): its later value does not rate the record.
+    expect(parseOsv({ ...log4shell, severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H/AV:L' }], database_specific: { severity: 'LOW' } }))
+      .toMatchObject({ severity: 'low', cvssScore: null });
+    expect(parseOsv({ ...log4shell, severity: [{ type: 'CVSS_V4', score: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N/VC:L' }], database_specific: undefined }).cvssScore).toBeNull();
     expect(parseOsv({ ...log4shell, severity: undefined, database_specific: undefined }).severity).toBe('medium');
   });
 

@@ -1,6 +1,9 @@
+import net from 'node:net';
 import { PassThrough } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, sessionCookie, type TestApp } from '../support/app.js';
+import { listen } from '../support/raw-http.js';
 
 describe('logs', () => {
   let t: TestApp;
@@ -33,5 +36,23 @@ describe('logs', () => {
     expect(all).toContain('/auth/callback?code=[redacted]&state=[redacted]');
     // What is not secret stays, for whoever reads the log.
     expect(all).toContain('/api/v1/advisories?%74oken=[redacted]&API_KEY=[redacted]&client_secret=[redacted]&q=lodash&%E0%A4%A=[redacted]');
+  });
+
+  it('log a client that hangs up mid-upload as the client\'s doing, not as a server error', async () => {
+    const login = await t.request({ method: 'POST', url: '/auth/dev-login' });
+    const key = await t.apiKey(sessionCookie(login), { scopes: ['upload'] });
+    const org = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie: sessionCookie(login) }, payload: { name: 'hangup' } })).json();
+    const repo = (await t.request({ method: 'POST', url: `/api/v1/orgs/${org.id}/repos`, headers: { cookie: sessionCookie(login) }, payload: { name: 'r' } })).json();
+    const port = await listen(t.app);
+    const before = lines.length;
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.on('connect', resolve));
+    socket.write(`POST /api/v1/repos/${repo.id}/upload HTTP/1.1\r\nhost: localhost:8080\r\nauthorization: Bearer ${key}\r\ncontent-type: application/sarif+json\r\ncontent-length: 100000\r\n\r\n{"version":"2.1.0","runs":[`);
+    await sleep(200);
+    socket.destroy();
+    await sleep(300);
+    const entries = lines.slice(before).map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(entries.filter((e) => e.level >= 50)).toEqual([]);
+    expect(entries.map((e) => e.msg)).toContain('the client went away before its request was read');
   });
 });

@@ -420,7 +420,7 @@ describe.each(DB_KINDS)('webhooks on %s', (kind) => {
     const silent = await receiver(() => 'hang');
     const healthy = await receiver();
     // Four hooks of this org whose receiver never answers, then one of another org: four pings queued first.
-    const stuck = [];
+    const stuck: Hook[] = [];
     for (let i = 0; i < 4; i++) stuck.push(await createHook({ url: silent.url, events: ['upload.completed'] }));
     const created = await call(stranger.cookie, 'POST', `/api/v1/orgs/${foreignOrgId}/webhooks`, { url: healthy.url, secret: SECRET, events: ['upload.completed'] });
     expect(created.statusCode, created.body).toBe(201);
