@@ -39,7 +39,6 @@ export function registerValidation(app: FastifyInstance): void {
 
 export const TEXT_FAULT = 'The request holds text no field accepts: a NUL character or an unpaired surrogate.';
 
-
 interface JsonSchema {
   type?: unknown;
   properties?: Record<string, JsonSchema>;

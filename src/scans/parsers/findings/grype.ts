@@ -12,10 +12,10 @@ export function parseGrype(doc: JsonRecord): NormalisedScan {
   return { format: 'findings', analyses: [result] };
 }
 
-function fromMatch(match: JsonRecord | undefined, index: number): NormalisedFinding {
-  const vulnerability = record(match?.vulnerability);
+function fromMatch(match: JsonRecord, index: number): NormalisedFinding {
+  const vulnerability = record(match.vulnerability);
   const id = text(vulnerability?.id);
-  if (!match || !vulnerability || !id) throw new ParseError(`matches[${index}].vulnerability.id is missing`);
+  if (!vulnerability || !id) throw new ParseError(`matches[${index}].vulnerability.id is missing`);
   const related = records(match.relatedVulnerabilities);
   const artifact = record(match.artifact);
   const name = text(artifact?.name) ?? null;

@@ -21,8 +21,8 @@ export function parseSemgrep(doc: JsonRecord): NormalisedScan {
   const result = analysis('Semgrep', text(doc.version) ?? null);
   collection(doc.results, 'results').forEach((item, index) => {
     const path = `results[${index}]`;
-    const ruleId = requiredText(item?.check_id, `${path}.check_id`);
-    const extra = record(item?.extra);
+    const ruleId = requiredText(item.check_id, `${path}.check_id`);
+    const extra = record(item.extra);
     const metadata = record(extra?.metadata);
     const word = text(extra?.severity);
     const fingerprint = text(extra?.fingerprint);
@@ -32,9 +32,9 @@ export function parseSemgrep(doc: JsonRecord): NormalisedScan {
         message: text(extra?.message) ?? ruleId,
         severity: SEVERITY.get(word?.toUpperCase() ?? '') ?? severityOf(word) ?? UNRATED,
         level: word ?? null,
-        filePath: text(item?.path) ?? null,
-        startLine: line(record(item?.start)?.line),
-        endLine: line(record(item?.end)?.line),
+        filePath: text(item.path) ?? null,
+        startLine: line(record(item.start)?.line),
+        endLine: line(record(item.end)?.line),
         fingerprint: fingerprint && fingerprint !== NO_FINGERPRINT ? fingerprint : null,
         helpUri: text(metadata?.source) ?? text(metadata?.shortlink) ?? null,
       }),
