@@ -1,11 +1,54 @@
 /**
- * The import rules of src/ (docs/architecture.md, "Layout"): routes -> services -> stores -> db,
- * nothing below reaches up, and no cycles. `npm run lint` runs this.
+ * The import rules of src/ (docs/architecture.md, "Layout"). Folders stand in one order, top to
+ * bottom: the wiring (app.ts, main.ts, services.ts, maintenance.ts), the ingest pipeline (scans/),
+ * the features, the resources, the domain vocabulary (domain/) and the base. Each imports only what
+ * is below it, no two folders import each other even through others, and inside a folder routes ->
+ * services -> stores -> db. `npm run lint` runs this.
  */
-const FEATURES = '^src/(analyses|apikeys|audit|auth|orgs|refs|repos|scans|teams|users|webhooks)/';
+const WIRING = '^src/(app|main|services|maintenance)\\.ts$';
+const INGEST = '^src/scans/';
+const FEATURES = '^src/(advisories|analyses|badges|components|findings|gates|results|suppressions|vex|webhooks)/';
+const RESOURCES = '^src/(apikeys|audit|auth|orgs|refs|repos|teams|users)/|^src/policy\\.ts$';
+const BASE = '^src/(db|http|net|jobs|bodies|domain)/|^src/(config|problem|names|version|providers-config)\\.ts$';
 
 module.exports = {
   forbidden: [
+    {
+      name: 'no-folder-cycle',
+      severity: 'error',
+      scope: 'folder',
+      comment: 'Folders that reach each other, even through others, form a knot: a change to one can break any of them. Move what both need below both (domain/ for shared vocabulary), or hand the later step an event.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'base-imports-no-feature',
+      severity: 'error',
+      comment: 'db/, http/, net/, jobs/, bodies/, domain/ and the configuration are below every feature and resource: they take plain values and know no feature, so any feature can use them.',
+      from: { path: BASE },
+      to: { path: '^src/', pathNot: BASE },
+    },
+    {
+      name: 'resources-import-no-feature',
+      severity: 'error',
+      comment: 'Organisations, repositories, teams, users, keys, refs and the audit log are what features are about; they never depend on a feature.',
+      from: { path: RESOURCES },
+      to: { path: `${FEATURES}|${INGEST}` },
+    },
+    {
+      name: 'wiring-is-the-top',
+      severity: 'error',
+      comment: 'app.ts, main.ts, services.ts and maintenance.ts build everything; below them only routes name the Services they are handed, as a type (erased at build).',
+      from: { path: '^src/', pathNot: WIRING },
+      to: { path: WIRING, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'nothing-imports-ingest',
+      severity: 'error',
+      comment: 'scans/ is the ingest pipeline: it calls the features and publishes what it committed (scans/committed.ts). A feature that needs to act after an upload subscribes there; what it needs of a finding or a severity lives in domain/.',
+      from: { path: '^src/', pathNot: `${INGEST}|${WIRING}` },
+      to: { path: INGEST },
+    },
     {
       name: 'no-circular',
       severity: 'error',
@@ -32,7 +75,7 @@ module.exports = {
       severity: 'error',
       comment: 'http/ is plumbing for every route; a feature plugs into it from app.ts, never the other way.',
       from: { path: '^src/http/' },
-      to: { path: `${FEATURES}|^src/(policy|services|app)\\.ts$` },
+      to: { path: `${FEATURES}|${RESOURCES}|${INGEST}|${WIRING}` },
     },
     {
       name: 'only-routes-speak-http',

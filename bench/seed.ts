@@ -4,9 +4,9 @@ import type { RepoRow } from '../src/db/schema.js';
 import { bulkInsert } from '../src/db/bulk-insert.js';
 import { newId } from '../src/db/ids.js';
 import { now } from '../src/db/time.js';
-import { refreshRefTotals, syncRepoStatus } from '../src/scans/status-store.js';
-import { SEVERITY_RANK } from '../src/scans/parsers/severity.js';
-import type { Severity } from '../src/scans/parsers/types.js';
+import { refreshRefTotals, syncRepoStatus } from '../src/results/status-store.js';
+import { SEVERITY_RANK } from '../src/domain/severity.js';
+import type { Severity } from '../src/domain/scan.js';
 
 /**
  * Fast seeding for the read benchmarks: rows go straight into the tables (bulk inserts, or rows

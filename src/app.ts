@@ -27,8 +27,10 @@ import { teamRoutes } from './teams/routes.js';
 import { version } from './version.js';
 import { webUi } from './http/static.js';
 import { scanRoutes } from './scans/routes.js';
+import { resultRoutes } from './results/routes.js';
 import { refRoutes } from './refs/routes.js';
 import { uploadDocumentation } from './scans/upload-doc.js';
+import { VulnerabilityGroupComponent } from './results/schema.js';
 import { auditRoutes } from './audit/routes.js';
 import { analysisRoutes } from './analyses/routes.js';
 import { findingRoutes } from './findings/routes.js';
@@ -90,7 +92,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerJsonBodies(app);
   registerValidation(app);
   registerErrorHandling(app);
-  await registerOpenApi(app, version, uploadDocumentation);
+  await registerOpenApi(app, version, { ...uploadDocumentation, schemas: [...uploadDocumentation.schemas, VulnerabilityGroupComponent] });
   await registerSessionCookie(app, options.sessionSecret, config.baseUrl);
 
   const services = createServices(config, db);
@@ -124,7 +126,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(healthRoutes, { db });
   await app.register(authRoutes, { config, services });
   const apiRoutes = [
-    meRoutes, apiKeyRoutes, orgRoutes, memberRoutes, repoRoutes, teamRoutes, userSearchRoutes, scanRoutes, refRoutes,
+    meRoutes, apiKeyRoutes, orgRoutes, memberRoutes, repoRoutes, teamRoutes, userSearchRoutes, scanRoutes, resultRoutes, refRoutes,
     auditRoutes, analysisRoutes, findingRoutes, vexRoutes, suppressionRoutes, gateRoutes, badgeTokenRoutes, webhookRoutes, advisoryRoutes,
     componentRoutes,
   ];

@@ -1,4 +1,4 @@
-import { scopeCovers, type Actor, type KeyScope } from './auth/actor.js';
+import { scopeCovers, type Actor, type KeyScope } from './domain/actor.js';
 import type { OrgRole } from './db/schema.js';
 import { forbidden, notFound } from './problem.js';
 

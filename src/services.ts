@@ -19,6 +19,10 @@ import { repoService } from './repos/service.js';
 import { teamStore } from './teams/store.js';
 import { teamService } from './teams/service.js';
 import { createScans } from './scans/index.js';
+import { resultsStore } from './results/store.js';
+import { resultsService } from './results/service.js';
+import { refStore } from './refs/store.js';
+import { refService } from './refs/service.js';
 import { analysisStore } from './analyses/store.js';
 import { analysisService } from './analyses/service.js';
 import { findingStore } from './findings/store.js';
@@ -81,7 +85,9 @@ export function createServices(config: Config, db: Db) {
     memberService: memberService(members, users, policy, inOrgTransaction, audit),
     repoService: repos,
     teamService: teamService(teamStore(k), policy, inOrgTransaction, audit),
-    scans: createScans(config, db, repos.authorized, repos.admitted),
+    scans: createScans(config, db, repos.authorized),
+    results: resultsService(resultsStore(k, db.dialect), refStore(k), repos.authorized, repos.admitted),
+    refService: refService(refStore(k), repos.authorized),
     analysisService: analysisService(analysisStore(db), repos.authorized, audit),
     findingService: findingService(findings, repos.authorized, audit),
     vexService: vexService(vexStore(db), repos.authorized),

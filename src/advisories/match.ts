@@ -1,5 +1,5 @@
-import { versionScheme } from './ecosystems/index.js';
-import type { VersionScheme } from './ecosystems/types.js';
+import { versionScheme } from '../domain/ecosystems/index.js';
+import type { VersionScheme } from '../domain/ecosystems/types.js';
 import type { AffectedPackage, RangeEvent } from './osv.js';
 
 /**

@@ -1,8 +1,8 @@
 import cvss from 'ae-cvss-calculator';
-import type { Severity } from '../scans/parsers/types.js';
-import { severityFromWord } from '../scans/parsers/severity.js';
-import { httpLink } from '../scans/parsers/links.js';
-import { packageKey } from './ecosystems/index.js';
+import type { Severity } from '../domain/scan.js';
+import { severityFromWord } from '../domain/severity.js';
+import { httpLink } from '../domain/links.js';
+import { packageKey } from '../domain/ecosystems/index.js';
 
 /**
  * An OSV record (schema 1.x) read into what Scanyard keeps of it. Pure: a parsed JSON value in,

@@ -2,7 +2,7 @@ import type { ImportReport } from './service.js';
 import type { AdvisoryJson, AdvisorySourceJson, AdvisorySummaryJson, ImportReportJson, TopAdvisoryJson } from './schema.js';
 import type { AdvisorySourceRow } from './sources-store.js';
 import type { AdvisoryRow } from './store.js';
-import { refKey, type RefKind } from '../refs/ref-name.js';
+import { refKey, type RefKind } from '../domain/ref-name.js';
 
 export function presentImportReport(report: ImportReport): ImportReportJson {
   return {

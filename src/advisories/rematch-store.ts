@@ -2,11 +2,12 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
+import { REMATCH_FORMAT } from '../domain/rematch.js';
 
 const CHUNK = 5000;
 
 /**
- * Queues a re-match job (an `uploads` row of format "advisories", claimed by the upload workers)
+ * Queues a re-match job (see REMATCH_FORMAT)
  * for every ref with a component among these package keys, unless one is already waiting. Found
  * through the components' package_key index, never by scanning. Returns how many were queued.
  */
@@ -25,10 +26,10 @@ export async function enqueueRematch(db: Kysely<Database>, keys: string[]): Prom
   for (const ref of refs.values()) {
     const waiting = await db.selectFrom('uploads').select('id')
       .where('repository_id', '=', ref.repository_id).where('ref_kind', '=', ref.kind).where('ref_name', '=', ref.name)
-      .where('format', '=', 'advisories').where('status', '=', 'pending').executeTakeFirst();
+      .where('format', '=', REMATCH_FORMAT).where('status', '=', 'pending').executeTakeFirst();
     if (waiting) continue;
     await db.insertInto('uploads').values({
-      id: newId(), repository_id: ref.repository_id, format: 'advisories', status: 'pending', sha256: '', size_bytes: 0,
+      id: newId(), repository_id: ref.repository_id, format: REMATCH_FORMAT, status: 'pending', sha256: '', size_bytes: 0,
       category: 'advisories', commit_sha: null, ref: null, ref_kind: ref.kind, ref_name: ref.name, base_ref: null,
       created_by: null, api_key_id: null, created_at: now(),
     }).execute();

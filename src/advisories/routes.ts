@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
 import type { Services } from '../services.js';
 import { problems } from '../http/responses.js';
-import { receiveUpload } from '../scans/upload-body.js';
+import { receiveUpload } from '../bodies/upload-body.js';
 import { replyPage } from '../http/pagination.js';
 import { listRoute, readRoute } from '../http/route-options.js';
 import { IdParams } from '../http/schemas.js';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../domain/actor.js';
 import type { Policy } from '../policy.js';
 import { badRequest, notFound } from '../problem.js';
 import type { Page } from '../db/page.js';

@@ -1,8 +1,8 @@
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../domain/actor.js';
 import type { AuditStore } from '../audit/store.js';
 import type { Page } from '../db/page.js';
 import { notFound } from '../problem.js';
-import type { AuthorizedRepo } from '../scans/service.js';
+import type { AuthorizedRepo } from '../repos/service.js';
 import type { AnalysisStore } from './store.js';
 
 export function analysisService(analyses: AnalysisStore, authorizedRepo: AuthorizedRepo, audit: AuditStore) {

@@ -1,7 +1,7 @@
 import type { AnalysisRow } from '../db/schema.js';
 import type { Db } from '../db/index.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
-import { refreshRefTotals, syncRepoStatus } from '../scans/status-store.js';
+import { refreshRefTotals, syncRepoStatus } from '../results/status-store.js';
 
 export type AnalysisWithRef = AnalysisRow & { ref_kind: string; ref_name: string };
 

@@ -1,5 +1,5 @@
 import type { ApiKeyRow } from '../db/schema.js';
-import type { KeyScope } from '../auth/actor.js';
+import type { KeyScope } from '../domain/actor.js';
 import type { ApiKeyJson } from './schema.js';
 
 export function presentApiKey(row: ApiKeyRow): ApiKeyJson {

@@ -1,5 +1,5 @@
-import type { Actor, KeyScope } from '../auth/actor.js';
-import { KEY_SCOPES } from '../auth/actor.js';
+import type { Actor, KeyScope } from '../domain/actor.js';
+import { KEY_SCOPES } from '../domain/actor.js';
 import { generateKey, hashKey, VISIBLE_PREFIX_LENGTH } from '../auth/key-format.js';
 import { badRequest, notFound, refuseIds } from '../problem.js';
 import type { Page } from '../db/page.js';

@@ -1,4 +1,4 @@
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../domain/actor.js';
 import type { Page } from '../db/page.js';
 import type { Policy } from '../policy.js';
 import type { AuditFilters, AuditStore } from './store.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { forbidden, unauthorized } from '../problem.js';
 import { hashKey, isWellFormedKey } from './key-format.js';
-import { scopeCovers, type Actor, type KeyScope } from './actor.js';
+import { scopeCovers, type Actor, type KeyScope } from '../domain/actor.js';
 import type { SessionStore } from './session-store.js';
 import type { KeyActorCache } from './key-cache.js';
 import type { SiteAdmins } from './site-admins.js';

@@ -1,4 +1,4 @@
-import type { Actor } from './actor.js';
+import type { Actor } from '../domain/actor.js';
 
 /**
  * How long an instance acts on an API key it looked up without asking the database again. Under a

@@ -1,8 +1,8 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../domain/actor.js';
 import type { AuditStore } from '../audit/store.js';
 import type { RepoStore } from '../repos/store.js';
-import type { AuthorizedRepo } from '../scans/service.js';
+import type { AuthorizedRepo } from '../repos/service.js';
 import type { GateService } from '../gates/service.js';
 import { hashKey } from '../auth/key-format.js';
 import { notFound } from '../problem.js';

@@ -1,6 +1,6 @@
 import { makeBadge } from 'badge-maker';
 import type { Gate } from '../gates/types.js';
-import type { SeverityCounts } from '../scans/severity.js';
+import type { SeverityCounts } from '../domain/changes.js';
 
 const COLOURS = {
   critical: '#e05d44', high: '#fe7d37', medium: '#dfb317', low: '#a4a61d', info: '#97ca00', clean: '#4c1', unknown: '#9f9f9f',

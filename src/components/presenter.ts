@@ -1,4 +1,4 @@
-import { refKey, type RefKind } from '../refs/ref-name.js';
+import { refKey, type RefKind } from '../domain/ref-name.js';
 import type { ComponentAcrossJson } from './schema.js';
 import type { ComponentAcrossRow } from './store.js';
 

@@ -1,7 +1,7 @@
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../domain/actor.js';
 import type { Page } from '../db/page.js';
 import type { Policy } from '../policy.js';
-import { packageOfPurl } from '../advisories/ecosystems/index.js';
+import { packageOfPurl } from '../domain/ecosystems/index.js';
 import type { AdvisoryService } from '../advisories/service.js';
 import type { ComponentFilters, ComponentStore } from './store.js';
 

@@ -1,7 +1,7 @@
-import { presentFinding } from '../scans/presenter.js';
-import type { FindingWithAnalysis } from '../scans/results-store.js';
-import { refKey } from '../refs/ref-name.js';
-import type { FindingLocation } from '../scans/parsers/types.js';
+import { presentFinding } from '../results/presenter.js';
+import type { FindingWithAnalysis } from '../results/store.js';
+import { refKey } from '../domain/ref-name.js';
+import type { FindingLocation } from '../domain/scan.js';
 import type { FindingDetailJson, FindingEventJson } from './schema.js';
 
 type DetailRow = FindingWithAnalysis & {
@@ -28,13 +28,23 @@ export function presentFindingDetail(row: DetailRow): FindingDetailJson {
   };
 }
 
-/** The row's own transitions (latest of each) merged with the stored triage events, oldest first. */
-export function presentHistory(row: DetailRow, events: EventRow[]): FindingEventJson[] {
-  const fromUploads: FindingEventJson[] = [{ event: 'opened', at: row.created_at, by: null, upload_id: row.first_upload_id, reason: null, comment: null }];
-  if (row.reopened_at) fromUploads.push({ event: 'reopened', at: row.reopened_at, by: null, upload_id: row.reopened_upload_id, reason: null, comment: null });
-  if (row.fixed_at) fromUploads.push({ event: 'fixed', at: row.fixed_at, by: null, upload_id: row.fixed_upload_id, reason: null, comment: null });
+/**
+ * The row's own transitions (latest of each) merged with the stored triage events, oldest first. A
+ * transition made by a re-match (`rematches`: its job's id and when its import queued it) names the
+ * advisory, since no upload made it.
+ */
+export function presentHistory(row: DetailRow, events: EventRow[], rematches: ReadonlyMap<string, string>): FindingEventJson[] {
+  const byIngest = (event: 'opened' | 'reopened' | 'fixed', at: string, uploadId: string | null): FindingEventJson => {
+    const importedAt = uploadId === null ? undefined : rematches.get(uploadId);
+    return importedAt === undefined
+      ? { event, at, by: null, upload_id: uploadId, advisory: null, reason: null, comment: null }
+      : { event, at, by: null, upload_id: null, advisory: { id: row.rule_id, imported_at: importedAt }, reason: null, comment: null };
+  };
+  const fromUploads = [byIngest('opened', row.created_at, row.first_upload_id)];
+  if (row.reopened_at) fromUploads.push(byIngest('reopened', row.reopened_at, row.reopened_upload_id));
+  if (row.fixed_at) fromUploads.push(byIngest('fixed', row.fixed_at, row.fixed_upload_id));
   const triage = events.map((e): FindingEventJson => ({
-    event: e.event as 'dismissed', at: e.created_at, by: e.actor, upload_id: null, reason: e.reason as 'false_positive' | null, comment: e.comment,
+    event: e.event as 'dismissed', at: e.created_at, by: e.actor, upload_id: null, advisory: null, reason: e.reason as 'false_positive' | null, comment: e.comment,
   }));
   return [...fromUploads, ...triage].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }

@@ -18,8 +18,8 @@ export const findingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
 
   app.get('/findings/:id/history', readRoute({ tags, summary: "A finding's history: what uploads and people did to it", params: IdParams }, FindingHistorySchema),
     async (request) => {
-      const { finding, events } = await findings.history(request.actor!, request.params.id);
-      return presentHistory(finding, events);
+      const { finding, events, rematches } = await findings.history(request.actor!, request.params.id);
+      return presentHistory(finding, events, rematches);
     });
 
   app.patch('/findings/:id', updateRoute({ tags, summary: 'Dismiss a finding with a reason, or open it again (any member; keys need write)', params: IdParams, body: TriageBody }, FindingDetailSchema),

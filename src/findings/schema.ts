@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, Time } from '../http/schemas.js';
-import { FindingSchema } from '../scans/schema.js';
+import { FindingSchema } from '../results/schema.js';
 import { RefQueryField } from '../refs/schema.js';
-import { SEVERITIES } from '../scans/parsers/types.js';
+import { SEVERITIES } from '../domain/scan.js';
 
 const DismissReasonEnum = Type.Enum(['false_positive', 'wont_fix', 'used_in_tests', 'accepted_risk', 'not_affected', 'suppressed']);
 const Comment = Type.String({ maxLength: 2000 });
@@ -43,14 +43,18 @@ export const FindingEventSchema = Type.Object({
   event: Type.Enum(['opened', 'fixed', 'reopened', 'dismissed', 'reopened_by_hand', 'dismissal_expired', 'dismissed_by_rule', 'rule_deleted', 'dismissed_by_vex', 'reopened_by_vex']),
   at: Time,
   by: Nullable(Type.String({ description: 'The login of the person (triage events).' })),
-  upload_id: Nullable(Type.String({ description: 'The upload that caused it (opened, fixed, reopened).' })),
+  upload_id: Nullable(Type.String({ description: 'The upload that caused it (opened, fixed, reopened); null when a re-match did.' })),
+  advisory: Nullable(Type.Object({
+    id: Type.String({ description: 'The advisory (the finding\'s rule id).' }),
+    imported_at: Time,
+  }, { description: 'Opened, fixed or reopened by a re-match after an advisory import (no upload): the advisory that matched, or no longer did, and when it was imported.' })),
   reason: Nullable(DismissReasonEnum),
   comment: Nullable(Type.String()),
 }, { title: 'FindingEvent' });
 export type FindingEventJson = Static<typeof FindingEventSchema>;
 
 export const FindingHistorySchema = Type.Array(FindingEventSchema, {
-  description: 'Oldest first. Uploads: when it was first reported, last fixed and last reopened. Triage: every change.',
+  description: 'Oldest first. Uploads (or re-matches after an advisory import): when it was first reported, last fixed and last reopened. Triage: every change.',
 });
 
 export const BulkTriageBody = Type.Object({

@@ -1,9 +1,9 @@
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../domain/actor.js';
 import type { AuditStore } from '../audit/store.js';
 import { now } from '../db/time.js';
 import { conflict, notFound } from '../problem.js';
-import { defaultBranch, requestedRef } from '../refs/ref-name.js';
-import type { AuthorizedRepo } from '../scans/service.js';
+import { defaultBranch, requestedRef } from '../domain/ref-name.js';
+import type { AuthorizedRepo } from '../repos/service.js';
 import type { FindingStore, TriageChange, TriageFilters } from './store.js';
 
 export type { TriageChange } from './store.js';
@@ -29,7 +29,8 @@ export function findingService(findings: FindingStore, authorizedRepo: Authorize
     /** Ingest's transitions from the finding row (its latest of each), the triage events from their table. */
     async history(actor: Actor, id: string) {
       const { finding } = await found(actor, id, 'finding.read');
-      return { finding, events: await findings.events(finding.repository_id, finding.fingerprint) };
+      const uploads = [finding.first_upload_id, finding.fixed_upload_id, finding.reopened_upload_id].filter((u): u is string => u !== null);
+      return { finding, events: await findings.events(finding.repository_id, finding.fingerprint), rematches: await findings.rematches(uploads) };
     },
 
     /** Dismisses or reopens one finding (its fingerprint, on every ref); a fixed finding has nothing to triage. */

@@ -2,12 +2,13 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Db, Dialect } from '../db/index.js';
 import { newId } from '../db/ids.js';
-import type { RefName } from '../refs/ref-name.js';
+import type { RefName } from '../domain/ref-name.js';
 import { refIdOf } from '../refs/store.js';
 import { containsIgnoringCase } from '../db/like.js';
-import type { Severity } from '../scans/parsers/types.js';
-import { SEVERITY_RANK } from '../scans/parsers/severity.js';
-import { refreshRefTotals, syncRepoStatus } from '../scans/status-store.js';
+import type { Severity } from '../domain/scan.js';
+import { SEVERITY_RANK } from '../domain/severity.js';
+import { REMATCH_FORMAT } from '../domain/rematch.js';
+import { refreshRefTotals, syncRepoStatus } from '../results/status-store.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import { epssPercentile, epssProbability, inKev } from '../advisories/priorities-store.js';
 
@@ -58,6 +59,17 @@ export function findingStore(db: Db) {
           inKev().as('in_kev'), epssProbability().as('epss_probability'), epssPercentile().as('epss_percentile'),
         ])
         .where('findings.id', '=', id).executeTakeFirst();
+    },
+
+    /**
+     * Which of these uploads are re-match jobs, with when their advisory import queued them: a
+     * finding a re-match opened, fixed or reopened names the advisory and that time, not an upload.
+     */
+    async rematches(uploadIds: string[]): Promise<Map<string, string>> {
+      if (uploadIds.length === 0) return new Map();
+      const rows = await kysely.selectFrom('uploads').select(['id', 'created_at'])
+        .where('id', 'in', uploadIds).where('format', '=', REMATCH_FORMAT).execute();
+      return new Map(rows.map((r) => [r.id, r.created_at]));
     },
 
     /** The triage events of a fingerprint, oldest first, with who made them. */

@@ -1,5 +1,5 @@
-import type { Severity } from '../scans/parsers/types.js';
-import { SEVERITY_RANK } from '../scans/parsers/severity.js';
+import type { Severity } from '../domain/scan.js';
+import { SEVERITY_RANK } from '../domain/severity.js';
 import { licenseJudge, type LicenseVerdict } from './licenses.js';
 import type { Gate, Policy, Violation } from './types.js';
 

@@ -1,12 +1,10 @@
 import type { Transaction } from 'kysely';
 import type { Database, UploadRow } from '../db/schema.js';
-import type { Dialect } from '../db/index.js';
 import { evaluateGate } from './evaluate.js';
-import { announceSettled } from '../scans/settled.js';
-import type { RefName } from '../refs/ref-name.js';
+import type { RefName } from '../domain/ref-name.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import type { Gate } from './types.js';
-import type { SeverityChanges } from '../scans/severity.js';
+import type { SeverityChanges } from '../domain/changes.js';
 import { gateFacts, policyStore, recordGate } from './store.js';
 import { refIdOf } from '../refs/store.js';
 
@@ -26,10 +24,9 @@ async function enqueueGateFailed(trx: Transaction<Database>, upload: UploadRow, 
 /**
  * Judges a completing upload against its repository's policy as its ref (branch, tag or pull
  * request) now stands, inside the transaction that applies the upload, so the upload is never seen
- * complete without its gate (or its changes by severity, which CI prints); requests waiting on other
- * instances hear of it at commit. `counted`: what ingest opened, reopened and fixed as it applied it.
+ * complete without its gate (or its changes by severity, which CI prints). `counted`: what ingest opened, reopened and fixed as it applied it.
  */
-export async function judgeUpload(trx: Transaction<Database>, dialect: Dialect, upload: UploadRow, counted: SeverityChanges): Promise<void> {
+export async function judgeUpload(trx: Transaction<Database>, upload: UploadRow, counted: SeverityChanges): Promise<void> {
   const { document } = await policyStore(trx).effectivePolicy(upload.repository_id);
   const changes = { upload, ...counted };
   const refId = await refIdOf(trx, upload.repository_id, { kind: upload.ref_kind as RefName['kind'], name: upload.ref_name });
@@ -37,5 +34,4 @@ export async function judgeUpload(trx: Transaction<Database>, dialect: Dialect, 
   const gate = evaluateGate(document, facts);
   await recordGate(trx, upload.id, gate, changes);
   if (gate.status === 'fail') await enqueueGateFailed(trx, upload, gate);
-  await announceSettled(trx, dialect, upload.id);
 }

@@ -1,15 +1,15 @@
 import type { Kysely } from 'kysely';
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../domain/actor.js';
 import type { AuditStore } from '../audit/store.js';
 import type { Database } from '../db/schema.js';
-import type { AuthorizedRepo } from '../scans/service.js';
+import type { AuthorizedRepo } from '../repos/service.js';
 import type { Policy as AccessPolicy } from '../policy.js';
 import { badRequest } from '../problem.js';
 import { now } from '../db/time.js';
 import { evaluateGate } from './evaluate.js';
 import { gateFacts, policyStore, type EffectivePolicy } from './store.js';
 import { refIdOf } from '../refs/store.js';
-import { defaultBranch } from '../refs/ref-name.js';
+import { defaultBranch } from '../domain/ref-name.js';
 import type { Gate, Policy, RepoPolicy } from './types.js';
 import { policyProblems, repoPolicyProblems } from './validate.js';
 

@@ -1,12 +1,12 @@
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { Database, UploadRow } from '../db/schema.js';
-import type { Severity } from '../scans/parsers/types.js';
-import type { SeverityChanges } from '../scans/severity.js';
-import { SEVERITY_RANK } from '../scans/parsers/severity.js';
+import type { Severity } from '../domain/scan.js';
+import type { SeverityChanges } from '../domain/changes.js';
+import { SEVERITY_RANK } from '../domain/severity.js';
 import type { ComponentFact, FindingFact, GateFacts, Tally } from './evaluate.js';
 import type { Gate, Policy } from './types.js';
 import { refIdOf } from '../refs/store.js';
-import { openInSameAnalysisOf } from '../scans/results-store.js';
+import { openInSameAnalysisOf } from '../results/store.js';
 import { inKev } from '../advisories/priorities-store.js';
 
 type Conn = Kysely<Database> | Transaction<Database>;

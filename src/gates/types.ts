@@ -1,4 +1,4 @@
-import type { Severity } from '../scans/parsers/types.js';
+import type { Severity } from '../domain/scan.js';
 
 type PerSeverity<T> = Partial<Record<Severity, T>>;
 

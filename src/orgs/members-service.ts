@@ -1,4 +1,4 @@
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../domain/actor.js';
 import type { AuditStore } from '../audit/store.js';
 import type { UserStore } from '../users/store.js';
 import type { Page } from '../db/page.js';

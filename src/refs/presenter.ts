@@ -1,5 +1,5 @@
 import type { ListedRef } from './service.js';
-import { refKey, type RefKind, type RefName } from './ref-name.js';
+import { refKey, type RefKind, type RefName } from '../domain/ref-name.js';
 import type { RefJson } from './schema.js';
 
 export function presentRef(row: ListedRef): RefJson {

@@ -7,7 +7,7 @@ import { RefSchema } from './schema.js';
 import { presentRef } from './presenter.js';
 
 export const refRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const refs = services.scans.refService;
+  const refs = services.refService;
 
   app.get('/repos/:id/refs', listRoute({
     tags: ['scans'], summary: 'The branches, pull requests and tags of a repository that have results: the default branch first', params: IdParams,

@@ -1,9 +1,9 @@
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../domain/actor.js';
 import type { RefRow } from '../db/schema.js';
 import type { Page, Paged } from '../db/page.js';
-import type { AuthorizedRepo } from '../scans/service.js';
+import type { AuthorizedRepo } from '../repos/service.js';
 import type { RefStore } from './store.js';
-import { defaultBranch, sameRef } from './ref-name.js';
+import { defaultBranch, sameRef } from '../domain/ref-name.js';
 
 export type ListedRef = RefRow & { is_default: boolean };
 

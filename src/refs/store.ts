@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, RefRow } from '../db/schema.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
-import { defaultBranch, type RefName } from './ref-name.js';
+import { defaultBranch, type RefName } from '../domain/ref-name.js';
 
 /** Refs that retention may remove: every kind but tags, which are releases and are kept. */
 const RETAINED_KINDS = ['branch', 'pull_request'];

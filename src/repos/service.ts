@@ -1,4 +1,4 @@
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../domain/actor.js';
 import type { AuditStore } from '../audit/store.js';
 import type { RepoRow } from '../db/schema.js';
 import type { Page } from '../db/page.js';
@@ -9,13 +9,18 @@ import { now } from '../db/time.js';
 import type { OrgAction, Policy } from '../policy.js';
 import { nameKey } from '../orgs/names.js';
 import type { RepoStore, RepoWithRole, RepoWithScan } from './store.js';
-import { requestedRef } from '../refs/ref-name.js';
+import { requestedRef } from '../domain/ref-name.js';
 
 export interface NewRepo {
   name: string;
   url?: string | null;
   defaultBranch?: string | null;
 }
+
+/** The repository when the actor may do `action` to it; 404 naming `what` when not visible, 403 when not allowed. */
+export type AuthorizedRepo = (actor: Actor, repoId: string, action: OrgAction, what?: string) => Promise<RepoWithScan>;
+/** The same decision on a repository read with the actor's role by another query (undefined: none such). */
+export type AdmitRepo = <R extends Pick<RepoWithRole, 'org_id' | 'member_role'>>(actor: Actor, repo: R | undefined, action: OrgAction, what?: string) => Promise<R>;
 
 const REPO = 'The repository';
 const ORG = 'The organization';

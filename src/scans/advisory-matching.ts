@@ -3,9 +3,9 @@ import type { Database } from '../db/schema.js';
 import { advisoryStore, type ComponentAffected } from '../advisories/store.js';
 import { matchWith } from '../advisories/match.js';
 import type { AffectedRange } from '../advisories/osv.js';
-import { versionScheme } from '../advisories/ecosystems/index.js';
+import { versionScheme } from '../domain/ecosystems/index.js';
 import { finding } from './parsers/finding.js';
-import type { NormalisedAnalysis, Severity } from './parsers/types.js';
+import type { NormalisedAnalysis, Severity } from '../domain/scan.js';
 
 /** The analysis a ref's advisory matches live in: one per ref, whatever the SBOMs' tools. */
 export const ADVISORIES = { tool: 'advisories', category: 'advisories', format: 'findings' } as const;

@@ -1,6 +1,7 @@
 import { acceptedFormats, FORMATS, recognise, syntaxesOf } from './parsers/index.js';
 import { firstSignificantByte, HEAD_BYTES, isWhitespace, sniff } from './parsers/sniff.js';
-import { FAMILIES, SCAN_FORMATS, type ScanFormat, type Syntax } from './parsers/types.js';
+import { SCAN_FORMATS, type ScanFormat } from '../domain/scan.js';
+import { FAMILIES, type Syntax } from './parsers/types.js';
 
 /** Why an upload cannot even be handed to a parser: 400 for the request, 415 for the content. */
 export class DetectError extends Error {

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
-import type { NormalisedFinding } from './parsers/types.js';
+import type { NormalisedFinding } from '../domain/scan.js';
 
 /**
  * A finding's identity within its analysis, as GitHub code scanning matches alerts: rule and file

@@ -3,11 +3,10 @@ import type { Config } from '../config.js';
 import type { DatabaseConfig, Db } from '../db/index.js';
 import { uploadStore } from './upload-store.js';
 import { HandedOver } from './handed-over.js';
-import { DocumentMemory } from './document-memory.js';
-import { resultsStore } from './results-store.js';
-import { scanService, type AdmitRepo, type AuthorizedRepo } from './service.js';
+import { DocumentMemory } from '../bodies/document-memory.js';
+import { scanService } from './service.js';
+import type { AuthorizedRepo } from '../repos/service.js';
 import { refStore } from '../refs/store.js';
-import { refService } from '../refs/service.js';
 import { settlementWatch } from './settled.js';
 import { processClaimed, startIngestThread, startWorkers, type UploadEvents, type WorkerOptions, type WorkerPool } from './worker.js';
 
@@ -26,14 +25,13 @@ export function runsIngestThread(database: DatabaseConfig, workers: number): boo
 }
 
 /** Uploads, results and the ingest workers, wired together. */
-export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRepo, admitRepo: AdmitRepo) {
+export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRepo) {
   const handOverBytes = Math.min(2 * config.maxUploadBytes, HAND_OVER_MAX_BYTES);
   // As much as the ingest thread keeps handed over: the documents of two uploads of the largest size.
   const documents = new DocumentMemory(handOverBytes);
   // Read by workers in this process (an in-memory database); the ingest thread keeps its own.
   const handedOver = new HandedOver(handOverBytes, (_uploadId, content) => documents.release(content.buffer as SharedArrayBuffer));
   const uploads = uploadStore(db.kysely, db.dialect, handedOver);
-  const results = resultsStore(db.kysely, db.dialect);
   const refs = refStore(db.kysely);
   const options: WorkerOptions = { leaseMs: config.uploadLeaseMs, pollMs: POLL_MS, maxAttempts: MAX_ATTEMPTS };
   let pool: WorkerPool | null = null;
@@ -42,15 +40,12 @@ export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRe
 
   return {
     uploads,
-    results,
     /** Where uploads' large documents are received into (DocumentBuffer), used again once stored and parsed. */
     documents,
     events,
     settlements,
-    refs,
-    refService: refService(refs, authorizedRepo),
     service: scanService({
-      uploads, results, refs, authorizedRepo, admitRepo, settlements,
+      uploads, authorizedRepo, settlements,
       onReceived: (uploadId, format, content) => pool?.handOver(uploadId, format, content),
       onAccepted: (format) => {
         events.accepted?.(format);

@@ -1,26 +1,24 @@
 import type { RefRow, UploadRow } from '../db/schema.js';
 import type { Db } from '../db/index.js';
-import type { NormalisedAnalysis, NormalisedFinding, NormalisedScan, ScanFormat, Severity } from './parsers/types.js';
+import type { NormalisedAnalysis, NormalisedFinding, NormalisedScan, ScanFormat, Severity } from '../domain/scan.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
 import { fingerprintDistinct, fingerprintDistinctInTurns, type DistinctFindings } from './fingerprint.js';
 import { holdsClaim } from './upload-store.js';
-import { refreshRefState, refreshRefTotals } from './status-store.js';
+import { refreshRefState, refreshRefTotals } from '../results/status-store.js';
 import { trackingStore, type ExistingFinding, type FindingDetails, type FindingPlace, type IngestDismissal, type NewFinding, type TrackingStore } from './tracking-store.js';
 import { keptComponents } from './component-rows.js';
-import { noChanges, zeroCounts, type SeverityChanges } from './severity.js';
-import { SEVERITY_RANK } from './parsers/severity.js';
-import { judgeUpload } from '../gates/judge.js';
+import { noChanges, zeroCounts, type SeverityChanges } from '../domain/changes.js';
+import { SEVERITY_RANK } from '../domain/severity.js';
 import { suppressionMatcher } from '../suppressions/match.js';
-import { enqueueAdvisoryMatched, enqueueUploadCompleted } from '../webhooks/outbox.js';
-import type { ImportCounts } from './severity.js';
-import { packageOfPurl } from '../advisories/ecosystems/index.js';
+import type { ImportCounts } from '../domain/changes.js';
+import { packageOfPurl } from '../domain/ecosystems/index.js';
 import { ADVISORIES, matchRef } from './advisory-matching.js';
 import { applyStatements, keptStatements } from './vex-statements.js';
 import { commentOf, DENYING } from '../vex/match.js';
 
-/** The format of a re-match job: a row in the uploads queue, written by an advisory import. */
-export const REMATCH_FORMAT = 'advisories';
+import { REMATCH_FORMAT } from '../domain/rematch.js';
+import { publishCommitted } from './committed.js';
 
 
 /** A suppression rule in force, compiled. */
@@ -131,10 +129,7 @@ export async function applyScan(db: Db, upload: UploadRow, scan: NormalisedScan)
     if (pullRequest) await store.setBaseRef(ref.id, upload.base_ref);
     await refreshRefTotals(trx, ref.id, { vulnerabilities: packages });
     await refreshRefState(trx, upload, { lastCompletedAt: at });
-    await judgeUpload(trx, db.dialect, upload, changes);
-    // A re-match is no upload anybody made: its hook event says what the advisories opened.
-    if (upload.format === REMATCH_FORMAT) await enqueueAdvisoryMatched(trx, upload, total);
-    else await enqueueUploadCompleted(trx, upload, total);
+    await publishCommitted(trx, db.dialect, { outcome: 'complete', upload, counts: total, changes, rematch: upload.format === REMATCH_FORMAT });
     return total;
   });
 }

@@ -1,4 +1,4 @@
-import type { NormalisedScan } from './parsers/types.js';
+import type { NormalisedScan } from '../domain/scan.js';
 
 /**
  * PostgreSQL text cannot hold NUL (SQLite can), and some tools do emit it. A NUL can only come from

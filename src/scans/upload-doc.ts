@@ -1,7 +1,6 @@
 import { GenericFindingsSchema } from './parsers/findings/generic.js';
 import { acceptedFormats, FORMATS } from './parsers/index.js';
-import { SCAN_FORMATS } from './parsers/types.js';
-import { VulnerabilityGroupSchema } from './schema.js';
+import { SCAN_FORMATS } from '../domain/scan.js';
 
 /** The generic findings format's schema, published in components.schemas under this name. */
 const GENERIC_FINDINGS_COMPONENT = 'ScanyardFindings';
@@ -52,8 +51,6 @@ const UPLOAD_PATH = '/api/v1/repos/{id}/upload';
 export const uploadDocumentation = {
   schemas: [
     { ...GenericFindingsSchema, $id: GENERIC_FINDINGS_COMPONENT, title: 'Scanyard generic findings format' },
-    // The findings list's items with group=vulnerability, which the route's own schema (findings) cannot name.
-    { ...VulnerabilityGroupSchema, $id: 'VulnerabilityGroup' },
   ],
   requestBodies: { [UPLOAD_PATH]: uploadRequestBody },
 };

@@ -5,9 +5,9 @@ import type { Database, UploadRow } from '../db/schema.js';
 import type { Dialect } from '../db/index.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
 import { inFuture, now } from '../db/time.js';
-import { refreshRefState } from './status-store.js';
-import { announceSettled } from './settled.js';
-import { enqueueUploadFailed } from '../webhooks/outbox.js';
+import { refreshRefState } from '../results/status-store.js';
+import { publishCommitted } from './committed.js';
+import { REMATCH_FORMAT } from '../domain/rematch.js';
 import type { HandedOver } from './handed-over.js';
 
 const gunzipAsync = promisify(gunzip);
@@ -69,7 +69,8 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, handedOver?:
 
     /** A repository's uploads, newest first; only one ref's when `ref` is given. */
     page(repositoryId: string, page: Page, ref?: { kind: string; name: string }): Promise<Paged<UploadRow>> {
-      let filtered = db.selectFrom('uploads').where('repository_id', '=', repositoryId);
+      // What pipelines sent: a re-match job shares the queue but is no upload.
+      let filtered = db.selectFrom('uploads').where('repository_id', '=', repositoryId).where('format', '<>', REMATCH_FORMAT);
       if (ref) filtered = filtered.where('ref_kind', '=', ref.kind).where('ref_name', '=', ref.name);
       return paginate(filtered, page, (q) => q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'));
     },
@@ -112,8 +113,7 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, handedOver?:
         await trx.updateTable('uploads').set({ status: 'failed', error: reason, completed_at: now(), lease_until: null })
           .where('id', '=', upload.id).execute();
         await refreshRefState(trx, upload, {});
-        await announceSettled(trx, dialect, upload.id);
-        await enqueueUploadFailed(trx, upload, reason);
+        await publishCommitted(trx, dialect, { outcome: 'failed', upload, reason });
       });
     },
 

@@ -4,7 +4,7 @@ import type { Dialect } from '../db/index.js';
 import { auditStore } from '../audit/store.js';
 import { triageIn, type DismissReason } from '../findings/store.js';
 import { AFFIRMING, commentOf, DENYING, statementKey, vexMatcher, type StoredStatement } from '../vex/match.js';
-import type { VexStatement } from './parsers/types.js';
+import type { VexStatement } from '../domain/scan.js';
 import type { TrackingStore } from './tracking-store.js';
 
 /** The repository's kept statements as one matcher, bom-refs resolved through its stored SBOMs. */

@@ -3,13 +3,15 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { DatabaseConfig, Db } from '../db/index.js';
 import { detectFormat, DetectError } from './detect.js';
 import { parseScan } from './parsers/index.js';
-import { ParseError, type NormalisedScan, type ScanFormat } from './parsers/types.js';
-import { applyScan, REMATCH_FORMAT } from './ingest.js';
-import type { ImportCounts } from './severity.js';
+import { type NormalisedScan, type ScanFormat } from '../domain/scan.js';
+import { ParseError } from './parsers/types.js';
+import { applyScan } from './ingest.js';
+import { REMATCH_FORMAT } from '../domain/rematch.js';
+import type { ImportCounts } from '../domain/changes.js';
 import { stripNul } from './strip-nul.js';
 import type { ClaimedUpload, UploadStore } from './upload-store.js';
 import { startLoops, type Loops } from '../jobs/loops.js';
-import type { DocumentMemory } from './document-memory.js';
+import type { DocumentMemory } from '../bodies/document-memory.js';
 
 export interface WorkerOptions {
   /** How long a claim holds before another worker may take the upload (renewed while working). */

@@ -1,4 +1,4 @@
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../domain/actor.js';
 import type { UserRow } from '../db/schema.js';
 import type { Policy } from '../policy.js';
 import type { UserStore } from './store.js';

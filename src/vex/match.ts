@@ -1,6 +1,6 @@
 import { PackageURL } from 'packageurl-js';
 import type { VexStatementsTable } from '../db/schema.js';
-import type { VexStatement } from '../scans/parsers/types.js';
+import type { VexStatement } from '../domain/scan.js';
 
 /** A stored statement: the latest one per vulnerability, product and version in a repository. */
 export type StoredStatement = Pick<VexStatementsTable, 'vulnerability' | 'product' | 'aliases' | 'status' | 'justification' | 'detail' | 'upload_id' | 'stated_at'> & { version: string };

@@ -1,7 +1,7 @@
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../domain/actor.js';
 import { now } from '../db/time.js';
-import { defaultBranch, requestedRef } from '../refs/ref-name.js';
-import type { AuthorizedRepo } from '../scans/service.js';
+import { defaultBranch, requestedRef } from '../domain/ref-name.js';
+import type { AuthorizedRepo } from '../repos/service.js';
 import type { VexStore } from './store.js';
 
 /** What a repository's VEX document states: its vulnerability findings and their triage. */

@@ -1,6 +1,6 @@
 import type { NotNull } from 'kysely';
 import type { Db } from '../db/index.js';
-import type { RefName } from '../refs/ref-name.js';
+import type { RefName } from '../domain/ref-name.js';
 import { refIdOf } from '../refs/store.js';
 
 /** A vulnerability finding of a ref with its fingerprint's dismissal, as a VEX statement needs it. */

@@ -1,5 +1,5 @@
-import type { Severity } from '../scans/parsers/types.js';
-import type { SeverityCounts } from '../scans/severity.js';
+import type { Severity } from '../domain/scan.js';
+import type { SeverityCounts } from '../domain/changes.js';
 
 /** What a hook may subscribe to; `ping` is sent once to every new hook and cannot be chosen. */
 export const WEBHOOK_EVENTS = ['upload.completed', 'upload.failed', 'findings.new', 'gate.failed', 'advisory.matched', 'finding.dismissed'] as const;

@@ -1,8 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, UploadRow, WebhookDeliveryRow, WebhookRow } from '../db/schema.js';
-import type { Severity } from '../scans/parsers/types.js';
-import { SEVERITY_RANK } from '../scans/parsers/severity.js';
-import { zeroCounts, type ImportCounts, type SeverityCounts } from '../scans/severity.js';
+import type { Severity } from '../domain/scan.js';
+import { SEVERITY_RANK } from '../domain/severity.js';
+import { zeroCounts, type ImportCounts, type SeverityCounts } from '../domain/changes.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
 import type { DeliveredEventName, EventPayload, FindingSummary, WebhookEventName } from './events.js';

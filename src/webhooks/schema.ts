@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, Time, Timestamps } from '../http/schemas.js';
-import { SEVERITIES } from '../scans/parsers/types.js';
+import { SEVERITIES } from '../domain/scan.js';
 import { WEBHOOK_EVENTS } from './events.js';
 import { FORMAT_NAMES } from './formats/index.js';
 

@@ -1,8 +1,8 @@
-import type { Actor } from '../auth/actor.js';
+import type { Actor } from '../domain/actor.js';
 import type { AuditStore } from '../audit/store.js';
 import type { WebhookDeliveryRow, WebhookRow } from '../db/schema.js';
 import type { Page } from '../db/page.js';
-import type { Severity } from '../scans/parsers/types.js';
+import type { Severity } from '../domain/scan.js';
 import type { Policy } from '../policy.js';
 import { badRequest, conflict, idErrors, notFound, type FieldError } from '../problem.js';
 import { newId } from '../db/ids.js';

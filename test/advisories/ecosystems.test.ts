@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { packageKey, packageOfPurl, versionScheme } from '../../src/advisories/ecosystems/index.js';
+import { packageKey, packageOfPurl, versionScheme } from '../../src/domain/ecosystems/index.js';
 
 /** Each list is in ascending order as the ecosystem's own documentation gives it; `=` marks equals. */
 function ordered(ecosystem: string, versions: string[]): void {

@@ -252,6 +252,18 @@ describe.each(DB_KINDS)('advisories on %s', (kind) => {
     await t.drain();
     expect((await findings(repo)).map((f) => f.state)).toEqual(['fixed']);
     expect((await status(repo)).findings.open).toBe(0);
+
+    // Neither re-match is an upload: the list holds what the pipeline sent, and the finding's history
+    // says which advisory opened and then fixed it, and when each import was made.
+    const uploads = (await t.request({ url: `/api/v1/repos/${repo}/uploads`, headers: { cookie: owner.cookie } }));
+    expect(uploads.json<{ format: string }[]>().map((u) => u.format)).toEqual(['cyclonedx']);
+    expect(uploads.headers['x-total-count']).toBe('1');
+    const [finding] = await findings(repo) as (Finding & { id: string })[];
+    const history = (await t.request({ url: `/api/v1/findings/${finding!.id}/history`, headers: { cookie: owner.cookie } })).json<{ event: string; upload_id: string | null; advisory: { id: string; imported_at: string } | null }[]>();
+    expect(history.map((e) => [e.event, e.upload_id, e.advisory?.id])).toEqual([
+      ['opened', null, 'GHSA-xvch-5gv4-984h'], ['fixed', null, 'GHSA-xvch-5gv4-984h'],
+    ]);
+    expect(Date.parse(history[0]!.advisory!.imported_at)).toBeLessThanOrEqual(Date.parse(history[1]!.advisory!.imported_at));
   });
 
   it('lists and finds advisories by id or alias, with the caller\'s affected repositories only', async () => {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/index.js';
 import { newId } from '../../src/db/ids.js';
-import { unfinishedUploadOfRef } from '../../src/scans/status-store.js';
+import { unfinishedUploadOfRef } from '../../src/results/status-store.js';
 import { DB_KINDS, useMigratedDatabase } from '../support/db.js';
 import { sarifLog } from '../support/sarif.js';
 import { quietLog, scansFor, seedRepository, statusRow, storeUpload } from '../support/scans.js';

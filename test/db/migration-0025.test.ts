@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/index.js';
 import { migrationProvider } from '../../src/db/migrations/index.js';
 import { newId } from '../../src/db/ids.js';
-import { refreshRefTotals } from '../../src/scans/status-store.js';
+import { refreshRefTotals } from '../../src/results/status-store.js';
 import { DB_KINDS, useEmptyDatabase } from '../support/db.js';
 import { seedRepository } from '../support/scans.js';
 

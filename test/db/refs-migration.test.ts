@@ -7,6 +7,8 @@ import { parseScan } from '../../src/scans/parsers/index.js';
 import { DB_KINDS, useEmptyDatabase } from '../support/db.js';
 import { sarifLog, type SarifResultSpec } from '../support/sarif.js';
 import { quietLog, scansFor, storeUpload } from '../support/scans.js';
+import { resultsStore } from '../../src/results/store.js';
+import { refStore } from '../../src/refs/store.js';
 
 const X: SarifResultSpec = { rule: 'sql-injection', file: 'src/db.js', level: 'error' };
 const Y: SarifResultSpec = { rule: 'xss', file: 'src/view.js', level: 'error' };
@@ -111,14 +113,14 @@ describe.each(DB_KINDS)('migration 0006 (results per ref) on %s', (kind) => {
 
   it('reads the migrated results through the default branch, and the next upload tracks against them', async () => {
     const scans = scansFor(db);
-    const ref = (await scans.refs.byName(ids.plain, { kind: 'branch', name: 'main' }))!;
+    const ref = (await refStore(db.kysely).byName(ids.plain, { kind: 'branch', name: 'main' }))!;
     const page = { page: 1, perPage: 30, offset: 0 };
-    const open = await scans.results.findings(ref.id, { state: 'open' }, page);
+    const open = await resultsStore(db.kysely, db.dialect).findings(ref.id, { state: 'open' }, page);
     expect(open.total).toBe(3);
     expect(open.items.map((f) => f.id).sort()).toEqual(['f1', 'f2', 'f3']);
-    expect((await scans.results.findings(ref.id, { state: 'fixed' }, page)).total).toBe(1);
-    expect((await scans.results.components(ids.plain, ref.id, undefined, page)).items.map((c) => c.name)).toEqual(['left-pad']);
-    expect((await scans.results.status('nobody', ids.plain, { kind: 'branch', name: 'main' }))!.analyses).toHaveLength(2);
+    expect((await resultsStore(db.kysely, db.dialect).findings(ref.id, { state: 'fixed' }, page)).total).toBe(1);
+    expect((await resultsStore(db.kysely, db.dialect).components(ids.plain, ref.id, undefined, page)).items.map((c) => c.name)).toEqual(['left-pad']);
+    expect((await resultsStore(db.kysely, db.dialect).status('nobody', ids.plain, { kind: 'branch', name: 'main' }))!.analyses).toHaveLength(2);
 
     const id = await storeUpload(scans, ids.plain, sarifLog([X, Y, W]));
     await scans.drain(quietLog);

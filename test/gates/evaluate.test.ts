@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateGate, type GateFacts, type Tally } from '../../src/gates/evaluate.js';
 import type { PolicyDocument } from '../../src/gates/schema.js';
-import type { Severity } from '../../src/scans/parsers/types.js';
+import type { Severity } from '../../src/domain/scan.js';
 
 const none = (): Tally => ({ count: 0, examples: [] });
 const tally = (count: number, label = 'finding'): Tally => ({ count, examples: Array.from({ length: Math.min(count, 7) }, (_, i) => `${label} ${i + 1}`) });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/scans/detect.js';
 import { parseScan } from '../../src/scans/parsers/index.js';
-import type { NormalisedScan } from '../../src/scans/parsers/types.js';
+import type { NormalisedScan } from '../../src/domain/scan.js';
 import { CORPUS, EXPECTED } from '../support/corpus.js';
 
 

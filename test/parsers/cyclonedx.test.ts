@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/scans/detect.js';
 import { parseScan } from '../../src/scans/parsers/index.js';
-import { ParseError, type NormalisedScan } from '../../src/scans/parsers/types.js';
+import { type NormalisedScan } from '../../src/domain/scan.js';
+import { ParseError } from '../../src/scans/parsers/types.js';
 
 function json(bom: unknown): NormalisedScan {
   return parseScan(Buffer.from(JSON.stringify(bom)), 'cyclonedx', 'json');

@@ -6,7 +6,8 @@ import { detectFormat } from '../../src/scans/detect.js';
 import { fingerprintAll, fingerprintDistinct, fingerprintDistinctInTurns } from '../../src/scans/fingerprint.js';
 import { GenericFindingsSchema } from '../../src/scans/parsers/findings/generic.js';
 import { parseScan } from '../../src/scans/parsers/index.js';
-import { ParseError, type NormalisedAnalysis } from '../../src/scans/parsers/types.js';
+import { type NormalisedAnalysis } from '../../src/domain/scan.js';
+import { ParseError } from '../../src/scans/parsers/types.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, 'fixtures');
 

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/scans/detect.js';
 import { parseScan } from '../../src/scans/parsers/index.js';
-import { ParseError, SCAN_FORMATS } from '../../src/scans/parsers/types.js';
+import { SCAN_FORMATS } from '../../src/domain/scan.js';
+import { ParseError } from '../../src/scans/parsers/types.js';
 import { CORPUS } from '../support/corpus.js';
 
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseScan } from '../../src/scans/parsers/index.js';
 import { NO_RULE } from '../../src/scans/parsers/sarif.js';
-import { ParseError, type NormalisedScan } from '../../src/scans/parsers/types.js';
+import { type NormalisedScan } from '../../src/domain/scan.js';
+import { ParseError } from '../../src/scans/parsers/types.js';
 
 type Json = Record<string, unknown>;
 

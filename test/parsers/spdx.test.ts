@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseScan } from '../../src/scans/parsers/index.js';
-import { ParseError, type NormalisedScan } from '../../src/scans/parsers/types.js';
+import { type NormalisedScan } from '../../src/domain/scan.js';
+import { ParseError } from '../../src/scans/parsers/types.js';
 
 function tagValue(source: string): NormalisedScan {
   return parseScan(Buffer.from(source), 'spdx', 'tag-value');

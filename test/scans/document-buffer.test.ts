@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DocumentBuffer } from '../../src/scans/document-buffer.js';
-import { DocumentMemory } from '../../src/scans/document-memory.js';
+import { DocumentBuffer } from '../../src/bodies/document-buffer.js';
+import { DocumentMemory } from '../../src/bodies/document-memory.js';
 
 const MiB = 1024 * 1024;
 

@@ -21,7 +21,7 @@ describe.each(DB_KINDS)('ref retention on %s', (kind) => {
   const unused = async (): Promise<never> => {
     throw new Error('not used');
   };
-  const scansWith = (days: string) => createScans(loadConfig({ SERVICE_REF_RETENTION_DAYS: days }), db, unused, unused);
+  const scansWith = (days: string) => createScans(loadConfig({ SERVICE_REF_RETENTION_DAYS: days }), db, unused);
   /** Only Date is set; timers, and so the database drivers, run as usual. */
   const setClock = (at: number) => {
     vi.useFakeTimers({ toFake: ['Date'] });

@@ -16,7 +16,7 @@ describe.each(DB_KINDS)('raw upload retention on %s', (kind) => {
   const unused = async (): Promise<never> => {
     throw new Error('not used');
   };
-  const scansWith = (days: string) => createScans(loadConfig({ SERVICE_RAW_RETENTION_DAYS: days }), db, unused, unused);
+  const scansWith = (days: string) => createScans(loadConfig({ SERVICE_RAW_RETENTION_DAYS: days }), db, unused);
   const contents = async () => (await db.kysely.selectFrom('upload_contents').select('upload_id').execute()).map((r) => r.upload_id);
 
   it('prunes the bytes of completed uploads past the retention and keeps their results', async () => {

@@ -4,6 +4,7 @@ import { DB_KINDS, useMigratedDatabase } from '../support/db.js';
 import { sarifLog, type SarifResultSpec } from '../support/sarif.js';
 import { quietLog, scansFor, seedRepository, statusRow, storeUpload } from '../support/scans.js';
 import type { Scans } from '../../src/scans/index.js';
+import { resultsStore } from '../../src/results/store.js';
 
 describe.each(DB_KINDS)('findings across uploads on %s', (kind) => {
   const database = useMigratedDatabase(kind);
@@ -193,7 +194,7 @@ describe.each(DB_KINDS)('findings across uploads on %s', (kind) => {
     expect(frontend).toMatchObject({ new_count: 1, fixed_count: 0 });
     const status = await statusRow(db, repo);
     expect(status!.open_critical + status!.open_high + status!.open_medium + status!.open_low).toBe(4);
-    expect((await scans.results.status('nobody', repo, { kind: 'branch', name: 'main' }))!.analyses.map((a) => a.category)).toEqual(['backend', 'frontend']);
+    expect((await resultsStore(db.kysely, db.dialect).status('nobody', repo, { kind: 'branch', name: 'main' }))!.analyses.map((a) => a.category)).toEqual(['backend', 'frontend']);
   });
 
   it('processes an upload twice with the same end state (at-least-once claim, exactly-once effect)', async () => {

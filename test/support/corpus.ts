@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { ScanFormat, Syntax } from '../../src/scans/parsers/types.js';
+import type { ScanFormat } from '../../src/domain/scan.js';
+import type { Syntax } from '../../src/scans/parsers/types.js';
 
 export const CORPUS = path.resolve(import.meta.dirname, '../fixtures/corpus');
 

@@ -7,7 +7,7 @@ import { createScans, type Scans } from '../../src/scans/index.js';
 import { loadConfig } from '../../src/config.js';
 import { notFound } from '../../src/problem.js';
 import { detectFormat } from '../../src/scans/detect.js';
-import { parseRef } from '../../src/refs/ref-name.js';
+import { parseRef } from '../../src/domain/ref-name.js';
 
 export const quietLog = pino({ level: 'silent' });
 
@@ -25,7 +25,7 @@ export function scansFor(db: Db): Scans {
   const refuse = async (): Promise<never> => {
     throw notFound('The repository');
   };
-  return createScans(loadConfig({}), db, refuse, refuse);
+  return createScans(loadConfig({}), db, refuse);
 }
 
 /**

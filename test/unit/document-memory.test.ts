@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DocumentMemory } from '../../src/scans/document-memory.js';
+import { DocumentMemory } from '../../src/bodies/document-memory.js';
 
 const MiB = 1024 * 1024;
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { HandedOver } from '../../src/scans/handed-over.js';
 import { EarlyParse } from '../../src/scans/worker.js';
-import { ParseError, type NormalisedScan } from '../../src/scans/parsers/types.js';
+import { type NormalisedScan } from '../../src/domain/scan.js';
+import { ParseError } from '../../src/scans/parsers/types.js';
 import { sarifLog } from '../support/sarif.js';
 
 const bytes = (n: number, fill = 1) => Buffer.alloc(n, fill);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KEY_TRUST_MS, keyActorCache } from '../../src/auth/key-cache.js';
-import type { Actor } from '../../src/auth/actor.js';
+import type { Actor } from '../../src/domain/actor.js';
 
 const actor = (keyId: string): Actor => ({
   user: { id: 'u' } as Actor['user'], isAdmin: false, via: 'api_key', sessionId: null, key: { id: keyId, scope: 'read', orgIds: null },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Actor, KeyScope } from '../../src/auth/actor.js';
+import type { Actor, KeyScope } from '../../src/domain/actor.js';
 import type { OrgRole, UserRow } from '../../src/db/schema.js';
 import { createPolicy, type OrgAction, type SiteAction } from '../../src/policy.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultBranch, parseRef, refKey, RefNameError, type RefName } from '../../src/refs/ref-name.js';
+import { defaultBranch, parseRef, refKey, RefNameError, type RefName } from '../../src/domain/ref-name.js';
 
 describe('parseRef', () => {
   it.each([

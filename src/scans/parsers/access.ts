@@ -65,6 +65,12 @@ export function requiredText(value: unknown, path: string): string {
 }
 
 /** A finite number, also when written as a numeric string ("7.5"). */
+/** A 0–10 score from a number or numeric string; anything else (or out of range) is absent. */
+export function score(value: unknown): number | undefined {
+  const n = number(value);
+  return n !== undefined && n >= 0 && n <= 10 ? n : undefined;
+}
+
 export function number(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   if (typeof value === 'string' && value.trim() !== '') {

@@ -1,21 +1,11 @@
-import { describeType, list, record, records, text, type JsonRecord } from './access.js';
+import { describeType, type JsonRecord, list, record, records, score, text } from './access.js';
 import { bomFromXml } from './cyclonedx-xml.js';
 import { analysis, finding, packageFingerprint, purlParts } from './finding.js';
 import { DependencyGraph } from './graph.js';
-import { higher, score, severityOf, UNRATED } from './severity.js';
+import { higher, severityOf, UNRATED } from '../../domain/severity.js';
 import { decodeText, parseJson } from './text.js';
-import {
-  FAMILIES,
-  ParseError,
-  type FormatParser,
-  type NormalisedAnalysis,
-  type NormalisedComponent,
-  type NormalisedDependency,
-  type NormalisedFinding,
-  type NormalisedScan,
-  type Severity,
-  type VexStatement,
-} from './types.js';
+import { type NormalisedAnalysis, type NormalisedComponent, type NormalisedDependency, type NormalisedFinding, type NormalisedScan, type Severity, type VexStatement } from '../../domain/scan.js';
+import { FAMILIES, ParseError, type FormatParser } from './types.js';
 
 const SPEC_VERSION = /^1\.\d+$/;
 

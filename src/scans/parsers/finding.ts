@@ -1,4 +1,4 @@
-import type { NormalisedAnalysis, NormalisedFinding } from './types.js';
+import type { NormalisedAnalysis, NormalisedFinding } from '../../domain/scan.js';
 import { canonicalToolName } from './tool-name.js';
 
 type Required = Pick<NormalisedFinding, 'ruleId' | 'message' | 'severity'>;

@@ -1,4 +1,4 @@
-import type { NormalisedDependency } from './types.js';
+import type { NormalisedDependency } from '../../domain/scan.js';
 
 /** Dependency edges collected without duplicates, in the order they were first seen. */
 export class DependencyGraph {

@@ -12,8 +12,9 @@ import { sarif } from './sarif.js';
 import { HEAD_BYTES, sniff } from './sniff.js';
 import { spdxJson, spdxTagValue } from './spdx.js';
 import { parseJson } from './text.js';
-import { FAMILIES, ParseError, SCAN_FORMATS, type FormatParser, type NormalisedScan, type ScanFormat, type Syntax } from './types.js';
-import { onlyHttpLinks } from './links.js';
+import { SCAN_FORMATS, type NormalisedScan, type ScanFormat } from '../../domain/scan.js';
+import { FAMILIES, ParseError, type FormatParser, type Syntax } from './types.js';
+import { onlyHttpLinks } from '../../domain/links.js';
 
 /**
  * Every format the service reads, and nothing else keeps a list of them: detection, the "unknown

@@ -1,6 +1,7 @@
 import { describeType, list, record, records, text, type JsonRecord } from './access.js';
 import { parseJson } from './text.js';
-import { FAMILIES, ParseError, type FormatParser, type NormalisedScan, type VexStatement } from './types.js';
+import { type NormalisedScan, type VexStatement } from '../../domain/scan.js';
+import { FAMILIES, ParseError, type FormatParser } from './types.js';
 
 const STATUSES = new Set(['not_affected', 'affected', 'fixed', 'under_investigation']);
 

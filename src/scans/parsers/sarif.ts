@@ -1,17 +1,10 @@
-import { commitSha, describeType, isRecord, line, list, record, text, type JsonRecord } from './access.js';
+import { commitSha, describeType, isRecord, type JsonRecord, line, list, record, score, text } from './access.js';
 import { analysis, purlParts, safeDecode } from './finding.js';
 import { canonicalToolName } from './tool-name.js';
-import { score, severityFromScore, UNRATED } from './severity.js';
+import { severityFromScore, UNRATED } from '../../domain/severity.js';
 import { parseJson } from './text.js';
-import {
-  FAMILIES,
-  ParseError,
-  type FormatParser,
-  type NormalisedAnalysis,
-  type NormalisedFinding,
-  type NormalisedScan,
-  type Severity,
-} from './types.js';
+import { type NormalisedAnalysis, type NormalisedFinding, type NormalisedScan, type Severity } from '../../domain/scan.js';
+import { FAMILIES, ParseError, type FormatParser } from './types.js';
 
 /** SARIF levels in our scale, when no security-severity says better. */
 const LEVEL_SEVERITY: ReadonlyMap<string, Severity> = new Map<string, Severity>([

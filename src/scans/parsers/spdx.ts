@@ -3,14 +3,8 @@ import { analysis } from './finding.js';
 import { DependencyGraph } from './graph.js';
 import { documentFromTagValue } from './spdx-tag-value.js';
 import { decodeText, parseJson } from './text.js';
-import {
-  FAMILIES,
-  ParseError,
-  type FormatParser,
-  type NormalisedComponent,
-  type NormalisedDependency,
-  type NormalisedScan,
-} from './types.js';
+import { type NormalisedComponent, type NormalisedDependency, type NormalisedScan } from '../../domain/scan.js';
+import { FAMILIES, ParseError, type FormatParser } from './types.js';
 
 const SPDX_2 = /^SPDX-2\.\d+$/;
 const NO_LICENSE: ReadonlySet<string> = new Set(['NOASSERTION', 'NONE']);

@@ -1,5 +1,5 @@
-import { SEVERITIES, type Severity } from '../../scans/parsers/types.js';
-import type { SeverityCounts } from '../../scans/severity.js';
+import { SEVERITIES, type Severity } from '../../domain/scan.js';
+import type { SeverityCounts } from '../../domain/changes.js';
 import type { EventPayload } from '../events.js';
 import type { RenderContext } from './types.js';
 

@@ -4041,7 +4041,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Oldest first. Uploads: when it was first reported, last fixed and last reopened. Triage: every change. */
+                /** @description Oldest first. Uploads (or re-matches after an advisory import): when it was first reported, last fixed and last reopened. Triage: every change. */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -4054,8 +4054,14 @@ export interface paths {
                             at: string;
                             /** @description The login of the person (triage events). */
                             by: string | null;
-                            /** @description The upload that caused it (opened, fixed, reopened). */
+                            /** @description The upload that caused it (opened, fixed, reopened); null when a re-match did. */
                             upload_id: string | null;
+                            advisory: {
+                                /** @description The advisory (the finding's rule id). */
+                                id: string;
+                                /** Format: date-time */
+                                imported_at: string;
+                            } | null;
                             reason: ("false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected" | "suppressed") | null;
                             comment: string | null;
                         }[];

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { finding } from '../finding.js';
-import { FAMILIES, ParseError, SEVERITIES, type FormatParser, type NormalisedScan } from '../types.js';
+import { SEVERITIES, type NormalisedScan } from '../../../domain/scan.js';
+import { FAMILIES, ParseError, type FormatParser } from '../types.js';
 import { parseJson } from '../text.js';
 import { record, text } from '../access.js';
 import { canonicalToolName } from '../tool-name.js';

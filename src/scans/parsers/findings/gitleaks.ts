@@ -1,7 +1,8 @@
 import { commitSha, describeType, line, record, requiredText, text } from '../access.js';
 import { analysis, finding } from '../finding.js';
 import { parseJson } from '../text.js';
-import { FAMILIES, ParseError, type FormatParser, type NormalisedScan } from '../types.js';
+import { type NormalisedScan } from '../../../domain/scan.js';
+import { FAMILIES, ParseError, type FormatParser } from '../types.js';
 
 /**
  * Gitleaks' JSON report: an array of leaks. Secret, Match and Line hold the leaked value, and

@@ -1,8 +1,9 @@
-import { collection, list, record, records, text, type JsonRecord } from '../access.js';
+import { collection, type JsonRecord, list, record, records, score, text } from '../access.js';
 import { analysis, finding, packageFingerprint } from '../finding.js';
-import { score, severityOf, UNRATED } from '../severity.js';
+import { severityOf, UNRATED } from '../../../domain/severity.js';
 import { parseJsonObject } from '../text.js';
-import { FAMILIES, ParseError, type FormatParser, type NormalisedFinding, type NormalisedScan } from '../types.js';
+import { type NormalisedFinding, type NormalisedScan } from '../../../domain/scan.js';
+import { FAMILIES, ParseError, type FormatParser } from '../types.js';
 
 /** Grype's JSON report (`grype -o json`): one match per vulnerability found in a package. */
 export function parseGrype(doc: JsonRecord): NormalisedScan {

@@ -1,8 +1,9 @@
-import { collectionByName, list, number, record, text, type JsonRecord } from '../access.js';
+import { collectionByName, type JsonRecord, list, number, record, score, text } from '../access.js';
 import { analysis, finding, packageFingerprint } from '../finding.js';
-import { score, severityOf, UNRATED } from '../severity.js';
+import { severityOf, UNRATED } from '../../../domain/severity.js';
 import { parseJsonObject } from '../text.js';
-import { FAMILIES, type FormatParser, type NormalisedFinding, type NormalisedScan } from '../types.js';
+import { type NormalisedFinding, type NormalisedScan } from '../../../domain/scan.js';
+import { FAMILIES, type FormatParser } from '../types.js';
 
 const GHSA = /GHSA-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/i;
 

@@ -1,8 +1,9 @@
-import { collection, list, record, records, requiredText, text, type JsonRecord } from '../access.js';
+import { collection, type JsonRecord, list, record, records, requiredText, score, text } from '../access.js';
 import { analysis, finding, packageFingerprint } from '../finding.js';
-import { score, severityFromScore, severityFromWord, UNRATED } from '../severity.js';
+import { severityFromScore, severityFromWord, UNRATED } from '../../../domain/severity.js';
 import { parseJsonObject } from '../text.js';
-import { FAMILIES, type FormatParser, type NormalisedFinding, type NormalisedScan, type Severity } from '../types.js';
+import { type NormalisedFinding, type NormalisedScan, type Severity } from '../../../domain/scan.js';
+import { FAMILIES, type FormatParser } from '../types.js';
 
 /**
  * OSV-Scanner's JSON output: per scanned source (lockfile, SBOM), per package, its OSV records.

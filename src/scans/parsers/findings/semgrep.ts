@@ -1,8 +1,9 @@
 import { collection, line, record, requiredText, text, type JsonRecord } from '../access.js';
 import { analysis, finding } from '../finding.js';
-import { severityOf, UNRATED } from '../severity.js';
+import { severityOf, UNRATED } from '../../../domain/severity.js';
 import { parseJsonObject } from '../text.js';
-import { FAMILIES, type FormatParser, type NormalisedScan, type Severity } from '../types.js';
+import { type NormalisedScan, type Severity } from '../../../domain/scan.js';
+import { FAMILIES, type FormatParser } from '../types.js';
 
 /** Semgrep's rule severities; newer releases also write critical/high/medium/low. */
 const SEVERITY: ReadonlyMap<string, Severity> = new Map<string, Severity>([

@@ -1,8 +1,9 @@
-import { collection, line, list, record, requiredText, text, type JsonRecord } from '../access.js';
+import { collection, type JsonRecord, line, list, record, requiredText, score, text } from '../access.js';
 import { analysis, finding, packageFingerprint } from '../finding.js';
-import { score, severityOf, UNRATED } from '../severity.js';
+import { severityOf, UNRATED } from '../../../domain/severity.js';
 import { parseJsonObject } from '../text.js';
-import { FAMILIES, type FormatParser, type NormalisedFinding, type NormalisedScan, type Severity } from '../types.js';
+import { type NormalisedFinding, type NormalisedScan, type Severity } from '../../../domain/scan.js';
+import { FAMILIES, type FormatParser } from '../types.js';
 
 /** Trivy's JSON report (SchemaVersion 2): vulnerabilities, misconfigurations and secrets per target. */
 export function parseTrivy(doc: JsonRecord): NormalisedScan {

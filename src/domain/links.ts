@@ -1,4 +1,4 @@
-import type { NormalisedScan } from './types.js';
+import type { NormalisedScan } from './scan.js';
 
 /**
  * A link from a scan file, kept only when it is an absolute http(s) URL. Anyone who can upload

@@ -1,18 +1,18 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { AnalysesTable, ComponentRow, Database, FindingRow, FindingsTable, RepoStatusRow } from '../db/schema.js';
 import { SCAN_COLUMNS, type RepoWithRole } from '../repos/store.js';
-import type { RefName } from '../refs/ref-name.js';
+import type { RefName } from '../domain/ref-name.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
-import type { Severity } from './parsers/types.js';
-import { SEVERITY_RANK } from './parsers/severity.js';
+import type { Severity } from '../domain/scan.js';
+import { SEVERITY_RANK } from '../domain/severity.js';
 import { containsIgnoringCase } from '../db/like.js';
 import { compiledOnce } from '../db/compiled.js';
 import type { Dialect } from '../db/index.js';
 import { jsonBuildObject as postgresJsonObject } from 'kysely/helpers/postgres';
 import { jsonBuildObject as sqliteJsonObject } from 'kysely/helpers/sqlite';
 import { epssPercentile, epssProbability, inKev } from '../advisories/priorities-store.js';
-import { groupVulnerabilities, type VulnerabilityGroup } from '../findings/vulnerabilities.js';
-import { knownAliases, vulnerabilityFindings } from '../findings/vulnerability-store.js';
+import { groupVulnerabilities, type VulnerabilityGroup } from './vulnerabilities.js';
+import { knownAliases, vulnerabilityFindings } from './vulnerability-store.js';
 import type { AnalysisStatus } from './status-store.js';
 
 export interface FindingFilters {

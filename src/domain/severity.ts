@@ -1,5 +1,4 @@
-import { number } from './access.js';
-import type { Severity } from './types.js';
+import type { Severity } from './scan.js';
 
 /**
  * GitHub's reading of a CVSS-like 0–10 score (the one SARIF `security-severity` was made for):
@@ -31,12 +30,6 @@ const WORDS: ReadonlyMap<string, Severity> = new Map<string, Severity>([
  */
 export function severityFromWord(word: unknown): Severity | undefined {
   return typeof word === 'string' ? WORDS.get(word.trim().toLowerCase()) : undefined;
-}
-
-/** A 0–10 score from a number or numeric string; anything else (or out of range) is absent. */
-export function score(value: unknown): number | undefined {
-  const n = number(value);
-  return n !== undefined && n >= 0 && n <= 10 ? n : undefined;
 }
 
 /**

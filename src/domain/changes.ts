@@ -1,4 +1,4 @@
-import type { Severity } from './parsers/types.js';
+import type { Severity } from './scan.js';
 
 export type SeverityCounts = Record<Severity, number>;
 

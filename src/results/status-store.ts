@@ -2,9 +2,9 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AnalysisRow, Database } from '../db/schema.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
-import { defaultBranch, sameRef } from '../refs/ref-name.js';
-import { openVulnerabilityCounts } from '../findings/vulnerabilities.js';
-import { knownAliases, vulnerabilityFindings } from '../findings/vulnerability-store.js';
+import { defaultBranch, sameRef } from '../domain/ref-name.js';
+import { openVulnerabilityCounts } from './vulnerabilities.js';
+import { knownAliases, vulnerabilityFindings } from './vulnerability-store.js';
 
 type Conn = Kysely<Database> | Transaction<Database>;
 

@@ -1,6 +1,6 @@
 import { packageOf } from '../vex/match.js';
-import { SEVERITY_RANK } from '../scans/parsers/severity.js';
-import { SEVERITIES, type Severity } from '../scans/parsers/types.js';
+import { SEVERITY_RANK } from '../domain/severity.js';
+import { SEVERITIES, type Severity } from '../domain/scan.js';
 
 /** A finding that names a package: what grouping looks at. */
 export interface VulnerabilityFinding {
