@@ -35,7 +35,7 @@ export async function judgeUpload(trx: Transaction<Database>, dialect: Dialect, 
   const refId = await refIdOf(trx, upload.repository_id, { kind: upload.ref_kind as RefName['kind'], name: upload.ref_name });
   const facts = await gateFacts(trx, refId, document, changes, new Date());
   const gate = evaluateGate(document, facts);
-  await recordGate(trx, upload.id, gate, changes);
+  await recordGate(trx, upload.id, gate, changes, facts.introduced);
   if (gate.status === 'fail') await enqueueGateFailed(trx, upload, gate);
   await announceSettled(trx, dialect, upload.id);
 }
