@@ -122,6 +122,8 @@ export interface UploadsTable {
   gate: Generated<string | null>;
   /** New, reopened and fixed findings by severity (JSON), once complete. */
   changes: Generated<string | null>;
+  /** New and reopened findings by severity as its gate counted them, with fail_on_new's few named (JSON); null before judged. */
+  introduced: Generated<string | null>;
   /** SBOM components whose ecosystem or version cannot be ordered, so were not matched to advisories. */
   components_unchecked: Generated<number | null>;
 }

@@ -34,11 +34,21 @@ export interface GateFacts {
   introduced: Record<Severity, Tally> | null;
   /** A pull request's base branch: `introduced` then counts what is not open there, not what changed since its last push. */
   introducedAgainst?: string;
+  /**
+   * Judging the repository: what the latest upload of each analysis of its default branch brought, as
+   * that upload's gate counted it, newest first; fail_on_new judges each again by the policy as it is.
+   */
+  latestUploads?: UploadIntroduced[];
   /** Open findings older than the policy's max_age_days for their severity. */
   overdue: Partial<Record<Severity, Tally>>;
   /** Open findings that advisories flag (their `kev` says whether the KEV catalogue lists them). */
   vulnerabilities: FindingFact[];
   components: ComponentFact[];
+}
+
+export interface UploadIntroduced {
+  uploadId: string;
+  introduced: Record<Severity, Tally>;
 }
 
 /** The gate: the policy applied to the facts. Pure, so every rule is tested without a database. */
@@ -65,16 +75,35 @@ function maxOpen(policy: Policy, facts: GateFacts): Violation[] {
 
 function failOnNew(policy: Policy, facts: GateFacts): Violation[] {
   const threshold = policy.fail_on_new;
-  if (!threshold || !facts.introduced) return [];
-  const introduced = facts.introduced;
+  if (!threshold) return [];
+  if (facts.introduced) {
+    return brought(threshold, facts.introduced, facts.introducedAgainst === undefined
+      ? (count) => `This upload brought ${count} new or reopened finding${plural(count)}`
+      : (count) => `This pull request brings ${count} finding${plural(count)} not open on ${facts.introducedAgainst}`);
+  }
+  return (facts.latestUploads ?? []).flatMap((upload) => broughtBy(threshold, upload));
+}
+
+/**
+ * The upload a repository's fail_on_new verdict is about: the newest of the latest uploads whose
+ * findings fail it, else the newest of them; null when the default branch has none.
+ */
+export function judgedUpload(policy: Policy, latest: readonly UploadIntroduced[]): string | null {
+  const threshold = policy.fail_on_new;
+  const failing = threshold ? latest.find((upload) => broughtBy(threshold, upload).length > 0) : undefined;
+  return (failing ?? latest[0])?.uploadId ?? null;
+}
+
+function broughtBy(threshold: Severity, { uploadId, introduced }: UploadIntroduced): Violation[] {
+  return brought(threshold, introduced, (count) => `Upload ${uploadId} brought ${count} new or reopened finding${plural(count)}`);
+}
+
+function brought(threshold: Severity, introduced: Record<Severity, Tally>, what: (count: number) => string): Violation[] {
   const worse = SEVERITIES.filter((s) => SEVERITY_RANK[s] >= SEVERITY_RANK[threshold]);
   const count = worse.reduce((sum, s) => sum + introduced[s].count, 0);
   if (count === 0) return [];
   const bySeverity = worse.filter((s) => introduced[s].count > 0).map((s) => `${introduced[s].count} ${s}`).join(', ');
-  const what = facts.introducedAgainst === undefined
-    ? `This upload brought ${count} new or reopened finding${plural(count)}`
-    : `This pull request brings ${count} finding${plural(count)} not open on ${facts.introducedAgainst}`;
-  return [fail('fail_on_new', `${what} of severity ${threshold} or worse (${bySeverity}).`,
+  return [fail('fail_on_new', `${what(count)} of severity ${threshold} or worse (${bySeverity}).`,
     { count, examples: worse.flatMap((s) => introduced[s].examples).slice(0, EXAMPLES) })];
 }
 

@@ -32,6 +32,6 @@ export async function judgeUpload(trx: Transaction<Database>, upload: UploadRow,
   const refId = await refIdOf(trx, upload.repository_id, { kind: upload.ref_kind as RefName['kind'], name: upload.ref_name });
   const facts = await gateFacts(trx, refId, document, changes, new Date());
   const gate = evaluateGate(document, facts);
-  await recordGate(trx, upload.id, gate, changes);
+  await recordGate(trx, upload.id, gate, changes, facts.introduced);
   if (gate.status === 'fail') await enqueueGateFailed(trx, upload, gate);
 }

@@ -10,5 +10,6 @@ export function presentRepoGate(gate: RepoGate): Static<typeof RepoGateSchema> {
     policy_source: gate.policy.source,
     policy: gate.policy.document,
     judged_at: gate.judgedAt,
+    upload_id: gate.uploadId,
   };
 }

@@ -56,4 +56,7 @@ export const RepoGateSchema = Type.Object({
   policy_source: Type.Enum(['repository', 'organization'], { description: 'Whose policy was applied.' }),
   policy: PolicyDocument,
   judged_at: Type.String({ format: 'date-time' }),
+  upload_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'The upload whose new findings fail_on_new judged: of the latest upload of each analysis on the default branch, the newest that fails it, else the newest; null before any.',
+  }),
 }, { title: 'RepoGate' });

@@ -6,8 +6,8 @@ import type { AuthorizedRepo } from '../repos/service.js';
 import type { Policy as AccessPolicy } from '../policy.js';
 import { badRequest } from '../problem.js';
 import { now } from '../db/time.js';
-import { evaluateGate } from './evaluate.js';
-import { gateFacts, policyStore, type EffectivePolicy } from './store.js';
+import { evaluateGate, judgedUpload } from './evaluate.js';
+import { gateFacts, latestUploads, policyStore, type EffectivePolicy } from './store.js';
 import { refIdOf } from '../refs/store.js';
 import { defaultBranch } from '../domain/ref-name.js';
 import type { Gate, Policy, RepoPolicy } from './types.js';
@@ -17,6 +17,8 @@ export interface RepoGate extends Gate {
   repositoryId: string;
   policy: EffectivePolicy;
   judgedAt: string;
+  /** The upload fail_on_new's verdict is about (see judgedUpload); null before any on the default branch. */
+  uploadId: string | null;
 }
 
 const ORG = 'The organization';
@@ -24,13 +26,19 @@ const ORG = 'The organization';
 export function gateService(db: Kysely<Database>, authorizedRepo: AuthorizedRepo, access: AccessPolicy, audit: AuditStore) {
   const policies = policyStore(db);
 
-  /** The repository's default branch judged as it stands now (no upload: fail_on_new has nothing to judge). */
+  /**
+   * The repository's default branch judged now: its open findings, their ages, KEV and licences as
+   * they stand, and what the latest uploads brought (as their gates counted it) by fail_on_new as the
+   * policy now says, so the repository fails while its latest upload's gate does. The gate API and
+   * the gate badge both answer with this.
+   */
   async function judgeRepository(repositoryId: string, configuredDefault: string | null): Promise<RepoGate> {
     const policy = await policies.effectivePolicy(repositoryId);
     const at = new Date();
     const refId = await refIdOf(db, repositoryId, defaultBranch(configuredDefault));
-    const gate = evaluateGate(policy.document, await gateFacts(db, refId, policy.document, null, at));
-    return { ...gate, repositoryId, policy, judgedAt: at.toISOString() };
+    const latest = refId === undefined ? [] : await latestUploads(db, refId);
+    const gate = evaluateGate(policy.document, { ...await gateFacts(db, refId, policy.document, null, at), latestUploads: latest });
+    return { ...gate, repositoryId, policy, judgedAt: at.toISOString(), uploadId: judgedUpload(policy.document, latest) };
   }
 
   return {

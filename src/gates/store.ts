@@ -3,7 +3,7 @@ import type { Database, UploadRow } from '../db/schema.js';
 import type { Severity } from '../domain/scan.js';
 import type { SeverityChanges } from '../domain/changes.js';
 import { SEVERITY_RANK } from '../domain/severity.js';
-import type { ComponentFact, FindingFact, GateFacts, Tally } from './evaluate.js';
+import type { ComponentFact, FindingFact, GateFacts, Tally, UploadIntroduced } from './evaluate.js';
 import type { Gate, Policy } from './types.js';
 import { refIdOf } from '../refs/store.js';
 import { openInSameAnalysisOf } from '../results/store.js';
@@ -210,9 +210,34 @@ function findingLabel(f: LabelledFinding): string {
   return f.rule_id;
 }
 
-/** Keeps the gate and the changes by severity on the upload, in the transaction that completes it. */
-export async function recordGate(db: Conn, uploadId: string, gate: Gate, changes: UploadChanges): Promise<void> {
+/**
+ * Keeps the gate, the changes by severity and what the gate counted as brought on the upload, in the
+ * transaction that completes it.
+ */
+export async function recordGate(db: Conn, uploadId: string, gate: Gate, changes: UploadChanges, introduced: GateFacts['introduced']): Promise<void> {
   const { new: opened, reopened, fixed } = changes;
-  await db.updateTable('uploads').set({ gate: JSON.stringify(gate), changes: JSON.stringify({ new: opened, reopened, fixed }) })
+  await db.updateTable('uploads')
+    .set({ gate: JSON.stringify(gate), changes: JSON.stringify({ new: opened, reopened, fixed }), introduced: introduced && JSON.stringify(introduced) })
     .where('id', '=', uploadId).execute();
+}
+
+/**
+ * What the latest upload of each of the ref's analyses brought, as its gate counted it, newest first:
+ * one row per analysis, as the status reads them. An analysis's latest upload is the one whose results
+ * it holds, so a later upload of the same results supersedes its verdict, and an upload of other
+ * results (an SBOM after the SARIF) does not.
+ */
+export async function latestUploads(db: Conn, refId: string): Promise<UploadIntroduced[]> {
+  const rows = await db.selectFrom('analyses').innerJoin('uploads', 'uploads.id', 'analyses.last_upload_id')
+    .select(['uploads.id', 'uploads.created_at', 'uploads.changes', 'uploads.introduced']).distinct()
+    .where('analyses.ref_id', '=', refId).where('uploads.changes', 'is not', null)
+    .orderBy('uploads.created_at', 'desc').orderBy('uploads.id', 'desc')
+    .execute();
+  return rows.map((row) => ({ uploadId: row.id, introduced: row.introduced ? (JSON.parse(row.introduced) as Record<Severity, Tally>) : countedIn(row.changes!) }));
+}
+
+/** An upload judged before its gate's counts were kept: new and reopened as its changes say, none named. */
+function countedIn(changes: string): Record<Severity, Tally> {
+  const { new: opened, reopened } = JSON.parse(changes) as Pick<SeverityChanges, 'new' | 'reopened'>;
+  return Object.fromEntries(SEVERITIES.map((s) => [s, { count: opened[s] + reopened[s], examples: [] as string[] }])) as Record<Severity, Tally>;
 }

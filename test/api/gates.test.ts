@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { openDatabase, type Db } from '../../src/db/index.js';
 import { createTestApp, TEST_SECRET, type TestApp } from '../support/app.js';
@@ -217,9 +217,9 @@ describe.each(DB_KINDS)('policies and gates on %s', (kind) => {
       expect(failed.changes).toBeNull();
     });
 
-    it('judges the repository now: open limits and ages, not what is new', async () => {
+    it('judges the repository now: open limits and ages', async () => {
       const repoId = await newRepo();
-      await putRepoPolicy(repoId, { max_open: { critical: 0, high: 5 }, fail_on_new: 'info', max_age_days: { high: 30 } });
+      await putRepoPolicy(repoId, { max_open: { critical: 0, high: 5 }, max_age_days: { high: 30 } });
       await processed(repoId, results(CRITICAL, HIGH, HIGH));
       const gate = async () => (await t.request({ url: `/api/v1/repos/${repoId}/gate`, headers: as(member.cookie) })).json();
       const now = await gate();
@@ -233,6 +233,68 @@ describe.each(DB_KINDS)('policies and gates on %s', (kind) => {
       const later = await gate();
       expect(later.violations.map((v: { rule: string; count: number }) => [v.rule, v.count])).toEqual([['max_open', 1], ['max_age_days', 2]]);
       expect(later.violations[1].examples[0]).toContain(`open since ${longAgo.slice(0, 10)}`);
+    });
+
+    it('fails the repository and its badge while the latest upload on the default branch brought what fail_on_new forbids', async () => {
+      const repoId = await newRepo();
+      await putRepoPolicy(repoId, { fail_on_new: 'high' });
+      const { token } = (await t.request({ method: 'POST', url: `/api/v1/repos/${repoId}/badge-token`, headers: as(owner.cookie) })).json();
+      const gate = async () => (await t.request({ url: `/api/v1/repos/${repoId}/gate`, headers: as(member.cookie) })).json();
+      const badge = async () => /<title>([^<]*)<\/title>/.exec((await t.request({ url: `/badge/${repoId}/gate.svg?token=${token}` })).body)?.[1];
+
+      const first = await processed(repoId, results(MEDIUM));
+      expect(await gate()).toMatchObject({ status: 'pass', violations: [], upload_id: first.id });
+
+      const bringing = await processed(repoId, results(MEDIUM, CRITICAL));
+      expect(bringing.gate.status).toBe('fail');
+      const failing = await gate();
+      expect(failing).toMatchObject({ status: 'fail', upload_id: bringing.id });
+      expect(failing.violations).toEqual([expect.objectContaining({ rule: 'fail_on_new', level: 'fail', count: 1, examples: [`R${CRITICAL}-1 at src/f1.ts:1`] })]);
+      expect(failing.violations[0].message).toContain(bringing.id);
+      expect(await badge()).toBe('gate: failing');
+
+      // Judged before its gate's counts were kept: its changes still count, none named.
+      await t.db.kysely.updateTable('uploads').set({ introduced: null }).where('id', '=', bringing.id).execute();
+      expect((await gate()).violations).toEqual([expect.objectContaining({ rule: 'fail_on_new', count: 1, examples: [] })]);
+
+      // An SBOM judged later holds other results: the SARIF upload's verdict still stands.
+      expect((await processed(repoId, sbom([{ name: 'plain', licenses: ['MIT'] }]))).gate.status).toBe('pass');
+      expect(await gate()).toMatchObject({ status: 'fail', upload_id: bringing.id });
+
+      // The stored counts are judged by the policy as it is now.
+      await putRepoPolicy(repoId, { fail_on_new: 'critical' });
+      expect((await gate()).status).toBe('fail');
+      await putRepoPolicy(repoId, {});
+      expect(await gate()).toMatchObject({ status: 'pass', violations: [] });
+      expect(await badge()).toBe('gate: passing');
+      await putRepoPolicy(repoId, { fail_on_new: 'high' });
+      expect((await gate()).status).toBe('fail');
+
+      const fixing = await processed(repoId, results(MEDIUM));
+      expect(fixing.gate.status).toBe('pass');
+      expect(await gate()).toMatchObject({ status: 'pass', violations: [], upload_id: fixing.id });
+      expect(await badge()).toBe('gate: passing');
+    });
+
+    it('fails the repository and its badge on max_age_days as time passes, with no upload', async () => {
+      const repoId = await newRepo();
+      await putRepoPolicy(repoId, { max_age_days: { high: 1 } });
+      const { token } = (await t.request({ method: 'POST', url: `/api/v1/repos/${repoId}/badge-token`, headers: as(owner.cookie) })).json();
+      const uploaded = await processed(repoId, results(HIGH));
+      expect(uploaded.gate.status).toBe('pass');
+      const gate = async () => (await t.request({ url: `/api/v1/repos/${repoId}/gate`, headers: as(member.cookie) })).json();
+      expect((await gate()).status).toBe('pass');
+      // Only Date is set; timers, and so the database drivers, run as usual.
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        vi.setSystemTime(Date.now() + 2 * 86_400_000);
+        const later = await gate();
+        expect(later).toMatchObject({ status: 'fail', upload_id: uploaded.id });
+        expect(later.violations).toEqual([expect.objectContaining({ rule: 'max_age_days', count: 1 })]);
+        expect((await t.request({ url: `/badge/${repoId}/gate.svg?token=${token}` })).body).toContain('gate: failing');
+      } finally {
+        vi.useRealTimers();
+      }
     });
 
     it('judges component licences with SPDX semantics, unknown ones as a warning', async () => {

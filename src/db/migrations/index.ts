@@ -24,6 +24,7 @@ import * as refAnalyses from './0025_ref_analyses.js';
 import * as auditActorIndexes from './0026_audit_actor_indexes.js';
 import * as advisoryListIndexes from './0027_advisory_list_indexes.js';
 import * as refComponentsUnchecked from './0028_ref_components_unchecked.js';
+import * as uploadIntroduced from './0029_upload_introduced.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '0026_audit_actor_indexes': auditActorIndexes,
   '0027_advisory_list_indexes': advisoryListIndexes,
   '0028_ref_components_unchecked': refComponentsUnchecked,
+  '0029_upload_introduced': uploadIntroduced,
 };
 
 export const migrationProvider: MigrationProvider = {

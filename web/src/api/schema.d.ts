@@ -5213,6 +5213,8 @@ export interface paths {
                             };
                             /** Format: date-time */
                             judged_at: string;
+                            /** @description The upload whose new findings fail_on_new judged: of the latest upload of each analysis on the default branch, the newest that fails it, else the newest; null before any. */
+                            upload_id: string | null;
                         };
                     };
                 };

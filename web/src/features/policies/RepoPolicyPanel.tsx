@@ -30,7 +30,8 @@ export function RepoPolicyPanel({ repoId, orgId, canManage }: { repoId: string; 
                 <GatePill status={g.status} />
               </div>
               <p className="hint">
-                Judged now by {g.policy_source === 'organization' ? orgLink : 'this repository\u2019s own policy'} (<Time iso={g.judged_at} />), on the default branch.
+                Judged now by {g.policy_source === 'organization' ? orgLink : 'this repository\u2019s own policy'} (<Time iso={g.judged_at} />), on the default branch
+                {g.upload_id && <>; new findings as <Link to={`/repos/${repoId}/uploads/${g.upload_id}`}>its latest upload</Link> brought them</>}.
               </p>
               <GateViolations gate={g} caption="Rules the repository breaks now" />
             </>
