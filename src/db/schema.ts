@@ -371,7 +371,7 @@ export interface SuppressionsTable {
   org_id: string;
   tool: string | null;
   rule_id: string | null;
-  /** A glob over the finding's file path (picomatch). */
+  /** A glob over the finding's file path (suppressions/glob.ts). */
   path: string | null;
   /** A purl prefix, with or without version. */
   purl: string | null;

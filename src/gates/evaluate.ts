@@ -144,7 +144,7 @@ function licenses(policy: Policy, facts: GateFacts): Violation[] {
   if (unknown.length) {
     out.push({
       rule: 'licenses.unknown', level: rules.unknown === 'fail' ? 'fail' : 'warn',
-      message: `${unknown.length} component${plural(unknown.length)} ha${unknown.length === 1 ? 's' : 've'} a licence no list can judge (missing, NOASSERTION, unparsable or LicenseRef).`,
+      message: `${unknown.length} component${plural(unknown.length)} ha${unknown.length === 1 ? 's' : 've'} a licence no list can judge (missing, NOASSERTION, unparsable, too long or LicenseRef).`,
       ...listed(unknown),
     });
   }

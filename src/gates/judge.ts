@@ -24,7 +24,8 @@ async function enqueueGateFailed(trx: Transaction<Database>, upload: UploadRow, 
 /**
  * Judges a completing upload against its repository's policy as its ref (branch, tag or pull
  * request) now stands, inside the transaction that applies the upload, so the upload is never seen
- * complete without its gate (or its changes by severity, which CI prints). `counted`: what ingest opened, reopened and fixed as it applied it.
+ * complete without its gate (or its changes by severity, which CI prints). `counted`: what ingest
+ * opened, reopened and fixed as it applied it.
  */
 export async function judgeUpload(trx: Transaction<Database>, upload: UploadRow, counted: SeverityChanges): Promise<void> {
   const { document } = await policyStore(trx).effectivePolicy(upload.repository_id);

@@ -73,7 +73,8 @@ export function licenseEntryProblem(entry: string): string | null {
  * Judges components' licence expressions against deny and allow lists with SPDX semantics: an OR
  * is a choice, so `MIT OR GPL-3.0-or-later` passes a deny of GPL-3.0-or-later; an AND needs every
  * side; `+` and `-or-later` admit later versions, so a deny must cover all of them to bite. What no
- * list can judge (unparsable text, NOASSERTION, a LicenseRef the lists do not name) is unknown.
+ * list can judge (unparsable text, NOASSERTION, a LicenseRef the lists do not name, an expression over
+ * 1,000 characters or 64 AND/OR) is unknown.
  */
 export function licenseJudge(lists: LicenseLists) {
   const denied = (id: string) => lists.deny.some((entry) => overlaps(id, entry));
@@ -109,51 +110,62 @@ export function licenseJudge(lists: LicenseLists) {
     return 'not_allowed';
   }
 
+  function judgeTree(ast: Ast): LicenseVerdict {
+    if ('license' in ast) return judgeLeaf({ license: ast.license, plus: ast.plus ?? false, exception: ast.exception ?? null });
+    const left = judgeTree(ast.left);
+    const right = judgeTree(ast.right);
+    return ast.conjunction === 'or' ? bestOf(left, right) : worstOf(left, right);
+  }
+
   return {
     /**
      * A component's verdict from its licence entries. Several entries are read as all applying (AND):
      * formats do not say they are alternatives, so assuming a choice could let a denied licence by.
+     * Judged on the expression's tree, never on its alternatives spelled out: the best alternative of
+     * an OR is the better of its sides' best, and of an AND the worse of theirs, so twenty ANDed
+     * choices cost forty leaves, not a million alternatives.
      */
     judge(entries: readonly string[]): LicenseVerdict {
       const meaningful = entries.map((e) => e.trim()).filter((e) => e !== '');
       if (meaningful.length === 0) return 'unknown';
-      let choices: Leaf[][] = [[]];
+      const trees: Ast[] = [];
       for (const entry of meaningful) {
-        let ast: Ast;
-        try {
-          ast = parseSpdx(entry) as Ast;
-        } catch {
-          return 'unknown';
-        }
-        choices = and(choices, disjunctiveForm(ast));
+        const ast = parseBounded(entry);
+        if (!ast) return 'unknown';
+        trees.push(ast);
       }
-      const verdicts = choices.map((choice) => worstOf(choice.map(judgeLeaf)));
-      for (const preferred of ['allowed', 'unknown', 'not_allowed'] as const) {
-        if (verdicts.includes(preferred)) return preferred;
-      }
-      return 'denied';
+      return trees.map(judgeTree).reduce(worstOf);
     },
   };
 }
 
-/** Within one choice every licence applies, so the choice is as bad as its worst licence. */
-function worstOf(verdicts: LicenseVerdict[]): LicenseVerdict {
-  for (const worst of ['denied', 'not_allowed', 'unknown'] as const) {
-    if (verdicts.includes(worst)) return worst;
+/** Longest licence expression judged, and most AND/OR in one: far beyond any real package's, and the judge's cost stays small. */
+const MAX_EXPRESSION_LENGTH = 1_000;
+const MAX_EXPRESSION_OPERATORS = 64;
+
+/** The expression's tree, or null when it is unparsable or over the limits (which the judge reads as unknown). */
+function parseBounded(expression: string): Ast | null {
+  if (expression.length > MAX_EXPRESSION_LENGTH) return null;
+  if ((expression.match(/\b(?:AND|OR)\b/gi)?.length ?? 0) > MAX_EXPRESSION_OPERATORS) return null;
+  try {
+    return parseSpdx(expression) as Ast;
+  } catch {
+    return null;
   }
-  return 'allowed';
 }
 
-/** The expression as alternatives, each a set of licences that all apply. */
-function disjunctiveForm(ast: Ast): Leaf[][] {
-  if ('license' in ast) return [[{ license: ast.license, plus: ast.plus ?? false, exception: ast.exception ?? null }]];
-  const left = disjunctiveForm(ast.left);
-  const right = disjunctiveForm(ast.right);
-  return ast.conjunction === 'or' ? [...left, ...right] : and(left, right);
+/**
+ * Verdicts from best to worst. Where every licence applies (AND) the worst counts; where one may be
+ * chosen (OR) the best.
+ */
+const RANK: Record<LicenseVerdict, number> = { allowed: 0, unknown: 1, not_allowed: 2, denied: 3 };
+
+function worstOf(a: LicenseVerdict, b: LicenseVerdict): LicenseVerdict {
+  return RANK[a] >= RANK[b] ? a : b;
 }
 
-function and(left: Leaf[][], right: Leaf[][]): Leaf[][] {
-  return left.flatMap((l) => right.map((r) => [...l, ...r]));
+function bestOf(a: LicenseVerdict, b: LicenseVerdict): LicenseVerdict {
+  return RANK[a] <= RANK[b] ? a : b;
 }
 
 function leafText(leaf: Leaf): string {

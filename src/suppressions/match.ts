@@ -1,5 +1,5 @@
-import picomatch from 'picomatch';
 import type { SuppressionsTable } from '../db/schema.js';
+import { compileGlob } from './glob.js';
 
 /** What a suppression rule matches on; every field given must match. */
 export type SuppressionCriteria = Pick<SuppressionsTable, 'tool' | 'rule_id' | 'path' | 'purl' | 'advisory' | 'repository_ids'>;
@@ -15,12 +15,12 @@ export interface MatchableFinding {
 
 /**
  * A rule as a predicate, compiled once (the glob) and then run per finding at ingest. Tool, rule and
- * advisory compare without case; the path glob is picomatch's (`test/**`, `**\/*.spec.ts`), matched
- * on the path without a leading `./`; a purl matches as a prefix ending at a component boundary, so
+ * advisory compare without case; the path glob (`test/**`, `**\/*.spec.ts`; glob.ts) is matched on
+ * the path without a leading `./`; a purl matches as a prefix ending at a component boundary, so
  * `pkg:npm/lodash` covers `pkg:npm/lodash@4.17.20` but not `pkg:npm/lodash-es`.
  */
 export function suppressionMatcher(rule: SuppressionCriteria): (finding: MatchableFinding) => boolean {
-  const glob = rule.path ? picomatch(rule.path, { dot: true }) : null;
+  const glob = rule.path ? compileGlob(rule.path) : null;
   const repositories = rule.repository_ids ? new Set(JSON.parse(rule.repository_ids) as string[]) : null;
   const tool = rule.tool?.toLowerCase();
   const ruleId = rule.rule_id?.toLowerCase();

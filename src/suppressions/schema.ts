@@ -9,7 +9,7 @@ export const SuppressionParams = Type.Object({ id: Type.String(), suppression_id
 export const SuppressionBody = Type.Object({
   tool: Criterion('The tool, as analyses name it (any case).'),
   rule_id: Criterion('The rule id (any case).'),
-  path: Criterion('A glob over the file path, e.g. test/** or **/*.spec.ts.'),
+  path: Criterion('A glob over the file path, e.g. test/** or **/*.spec.ts: * within a segment, ** across segments, ? one character, the rest literal; at most 256 characters.'),
   purl: Criterion('A package URL prefix, with or without version: pkg:npm/lodash covers every version of lodash.'),
   advisory: Criterion("An advisory id (CVE, GHSA, ...), matched against the finding's rule id."),
   repositories: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: 1000, uniqueItems: true, description: 'Only these repositories of the org; every one when left out.' })),

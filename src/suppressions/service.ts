@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { Actor } from '../domain/actor.js';
 import type { AuditStore } from '../audit/store.js';
 import type { Page } from '../db/page.js';
@@ -6,6 +7,7 @@ import { now } from '../db/time.js';
 import type { FindingStore, DismissReason } from '../findings/store.js';
 import type { Policy } from '../policy.js';
 import { badRequest, notFound, refuseIds } from '../problem.js';
+import { globProblem } from './glob.js';
 import { suppressionMatcher, type SuppressionCriteria } from './match.js';
 import type { SuppressionStore } from './store.js';
 
@@ -20,6 +22,9 @@ export interface NewSuppression {
   comment: string | null;
   expiresAt: string | null;
 }
+
+/** Longest a rule's creation matches findings before letting the event loop answer others. */
+const TURN_MS = 10;
 
 /** An org's suppression rules: members read, owners manage. Creating one dismisses what it matches; deleting it reopens that. */
 export function suppressionService(suppressions: SuppressionStore, findings: FindingStore, policy: Policy, audit: AuditStore) {
@@ -41,6 +46,8 @@ export function suppressionService(suppressions: SuppressionStore, findings: Fin
       if (!input.tool && !input.ruleId && !input.path && !input.purl && !input.advisory) {
         throw badRequest('A rule needs at least one of tool, rule_id, path, purl or advisory; it would dismiss everything.', [{ path: '', message: 'names nothing to match' }]);
       }
+      const globFault = input.path === null ? null : globProblem(input.path);
+      if (globFault) throw badRequest(`The path glob cannot be used: ${globFault}.`, [{ path: '/path', message: globFault }]);
       const orgRepos = new Set((await suppressions.repositoryIdsOf(orgId)).map((r) => r.id));
       if (input.repositoryIds) refuseIds('Some repositories are not in this organization.', 'repositories', input.repositoryIds, orgRepos, 'is not a repository of this organization');
       const id = newId();
@@ -53,8 +60,20 @@ export function suppressionService(suppressions: SuppressionStore, findings: Fin
       await suppressions.insert(row);
       const matches = suppressionMatcher(row satisfies SuppressionCriteria);
       let dismissed = 0;
+      let turn = performance.now();
       for (const repositoryId of input.repositoryIds ?? orgRepos) {
-        const fingerprints = [...new Set((await suppressions.openFindings(repositoryId)).filter(matches).map((f) => f.fingerprint))];
+        const matched = new Set<string>();
+        for await (const page of suppressions.openFindings(repositoryId)) {
+          for (const finding of page) {
+            if (matches(finding)) matched.add(finding.fingerprint);
+            // Other requests are answered in between, however many findings the org holds.
+            if (performance.now() - turn > TURN_MS) {
+              await setImmediate();
+              turn = performance.now();
+            }
+          }
+        }
+        const fingerprints = [...matched];
         if (fingerprints.length === 0) continue;
         const change = { state: 'dismissed' as const, reason: input.reason, comment: input.comment, until: input.expiresAt };
         dismissed += (await findings.triage(repositoryId, fingerprints, change, 'dismissed_by_rule', actor.user.id, at, id))?.length ?? 0;

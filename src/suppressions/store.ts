@@ -40,11 +40,22 @@ export function suppressionStore(db: Db) {
       return kysely.selectFrom('repos').select('id').where('org_id', '=', orgId).execute();
     },
 
-    /** The open findings of a repository with what a rule looks at (a rule's creation reads them once). */
-    openFindings(repositoryId: string) {
-      return kysely.selectFrom('findings').innerJoin('analyses', 'analyses.id', 'findings.analysis_id')
-        .select(['findings.repository_id', 'findings.fingerprint', 'findings.rule_id', 'findings.file_path', 'findings.purl', 'analyses.tool'])
-        .where('analyses.repository_id', '=', repositoryId).where('findings.state', '=', 'open').execute();
+    /**
+     * The open findings of a repository with what a rule looks at (a rule's creation reads them once),
+     * a page at a time by the findings_identity index, so a repository of a million never sits in memory at once.
+     */
+    async *openFindings(repositoryId: string, pageSize = 1_000) {
+      const analyses = await kysely.selectFrom('analyses').select(['id', 'tool']).where('repository_id', '=', repositoryId).execute();
+      for (const analysis of analyses) {
+        for (let after = ''; ;) {
+          const rows = await kysely.selectFrom('findings').select(['repository_id', 'fingerprint', 'rule_id', 'file_path', 'purl'])
+            .where('analysis_id', '=', analysis.id).where('fingerprint', '>', after).where('state', '=', 'open')
+            .orderBy('fingerprint').limit(pageSize).execute();
+          if (rows.length > 0) yield rows.map((row) => ({ ...row, tool: analysis.tool }));
+          if (rows.length < pageSize) break;
+          after = rows.at(-1)!.fingerprint;
+        }
+      }
     },
 
     /** The fingerprints a rule dismissed, by repository: what deleting it reopens. */

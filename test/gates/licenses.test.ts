@@ -58,3 +58,49 @@ describe('deny and allow entries', () => {
     expect(licenseEntryProblem(entry)).toContain(problem);
   });
 });
+
+describe('expressions judged without spelling out their alternatives', () => {
+  const clauses = (n: number, clause = '(MIT OR Apache-2.0)') => Array.from({ length: n }, () => clause).join(' AND ');
+
+  it.each([
+    ['twenty choices that each avoid the denied licences', DENY_GPL, clauses(20), 'allowed'],
+    ['twenty choices, the last of denied licences only', DENY_GPL, `${clauses(19)} AND (GPL-3.0-only OR AGPL-3.0-only)`, 'denied'],
+    ['twenty choices, one of unlisted licences only', ALLOW_PERMISSIVE, `${clauses(19)} AND (ISC OR Zlib)`, 'not_allowed'],
+    ['64 operators', DENY_GPL, `${clauses(32)} AND GPL-3.0-only`, 'denied'],
+    ['65 operators are more than any package needs: unknown', DENY_GPL, `${clauses(32)} AND GPL-3.0-only AND MIT`, 'unknown'],
+    ['over 1,000 characters: unknown', DENY_GPL, `${'MIT AND '.repeat(125)}MIT`, 'unknown'],
+  ] as const)('%s', (_name, lists, expression, verdict) => {
+    expect(licenseJudge(lists).judge([expression])).toBe(verdict);
+  });
+
+  // The verdict an expression had when its alternatives were spelled out: the best alternative, each as bad as its worst licence.
+  type Tree = string | { op: 'AND' | 'OR'; left: Tree; right: Tree };
+  const ORDER: LicenseVerdict[] = ['allowed', 'unknown', 'not_allowed', 'denied'];
+  const text = (tree: Tree): string => (typeof tree === 'string' ? tree : `(${text(tree.left)} ${tree.op} ${text(tree.right)})`);
+  const alternatives = (tree: Tree): string[][] => {
+    if (typeof tree === 'string') return [[tree]];
+    const left = alternatives(tree.left);
+    const right = alternatives(tree.right);
+    return tree.op === 'OR' ? [...left, ...right] : left.flatMap((l) => right.map((r) => [...l, ...r]));
+  };
+  const spelledOut = (lists: LicenseLists, tree: Tree): LicenseVerdict => {
+    const judge = licenseJudge(lists);
+    const worst = alternatives(tree).map((leaves) => ORDER[Math.max(...leaves.map((leaf) => ORDER.indexOf(judge.judge([leaf]))))]!);
+    return ORDER[Math.min(...worst.map((v) => ORDER.indexOf(v)))]!;
+  };
+
+  it('gives the verdict of every alternative spelled out, for a thousand random expressions', () => {
+    const leaves = ['MIT', 'Apache-2.0', 'ISC', 'GPL-3.0-only', 'AGPL-3.0-only', 'LicenseRef-x', 'GPL-2.0+'];
+    const lists: LicenseLists[] = [DENY_GPL, ALLOW_PERMISSIVE, { deny: ['GPL-3.0-only'], allow: ['MIT', 'GPL-2.0-only'] }];
+    let seed = 1;
+    const random = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) % n;
+    const tree = (depth: number): Tree => (depth === 0 || random(3) === 0
+      ? leaves[random(leaves.length)]!
+      : { op: random(2) ? 'AND' : 'OR', left: tree(depth - 1), right: tree(depth - 1) });
+    for (let i = 0; i < 1_000; i += 1) {
+      const expression = tree(4);
+      const policy = lists[i % lists.length]!;
+      expect([text(expression), licenseJudge(policy).judge([text(expression)])]).toEqual([text(expression), spelledOut(policy, expression)]);
+    }
+  });
+});

@@ -4420,7 +4420,7 @@ export interface paths {
                         tool?: string;
                         /** @description The rule id (any case). */
                         rule_id?: string;
-                        /** @description A glob over the file path, e.g. test/** or **\/*.spec.ts. */
+                        /** @description A glob over the file path, e.g. test/** or **\/*.spec.ts: * within a segment, ** across segments, ? one character, the rest literal; at most 256 characters. */
                         path?: string;
                         /** @description A package URL prefix, with or without version: pkg:npm/lodash covers every version of lodash. */
                         purl?: string;
