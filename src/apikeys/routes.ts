@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.js';
+import { storedDateTime } from '../date-time.js';
 import { replyPage } from '../http/pagination.js';
 import { NoContent, problems } from '../http/responses.js';
 import { listRoute } from '../http/route-options.js';
@@ -21,7 +22,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     schema: { tags, summary: 'Create an API key (the secret is in this response only)', body: CreateApiKeyBody, response: { 201: CreatedApiKeySchema, ...problems(400, 401, 403, 413, 415) } },
   }, async (request, reply) => {
     const { name, expires_at: expiresAt, scopes, org_ids: orgIds } = request.body;
-    const { row, secret } = await keys.create(request.actor!, { name, expiresAt, scopes, orgIds }, request.ip);
+    const { row, secret } = await keys.create(request.actor!, { name, expiresAt: expiresAt ? storedDateTime(expiresAt) : null, scopes, orgIds }, request.ip);
     return reply.code(201).send({ ...presentApiKey(row), key: secret });
   });
 

@@ -12,6 +12,7 @@ import { now } from '../db/time.js';
 
 export interface KeyRequest {
   name: string;
+  /** As stored (ISO 8601 in UTC), so it compares with now() as text. */
   expiresAt?: string | null;
   /** The broadest listed applies; write when left out. */
   scopes?: KeyScope[];
@@ -42,7 +43,7 @@ export function apiKeyService(keys: ApiKeyStore, policy: Policy, audit: AuditSto
         scope: broadest(request.scopes ?? ['write']),
         org_ids: orgIds ? JSON.stringify([...new Set(orgIds)]) : null,
         created_at: at,
-        expires_at: request.expiresAt ? new Date(request.expiresAt).toISOString() : null,
+        expires_at: request.expiresAt ?? null,
         last_used_at: null,
       };
       await keys.insert(row);

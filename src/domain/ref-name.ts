@@ -8,7 +8,7 @@
  * - `refs/tags/v1` is tag `v1`.
  */
 import { badRequest } from '../problem.js';
-import { displayNameProblem } from '../names.js';
+import { codePoint, displayNameProblem, INVISIBLE } from '../names.js';
 
 export type RefKind = 'branch' | 'pull_request' | 'tag';
 
@@ -77,6 +77,9 @@ function checkedName(name: string, raw: string): string {
   // What a detached checkout reports as its branch (git rev-parse --abbrev-ref HEAD); git refuses it as one.
   if (name === 'HEAD') throw new RefNameError(`"${raw}" names no branch (a detached checkout): send the branch that was built, such as $GITHUB_REF or $CI_COMMIT_REF_NAME.`);
   // Shown on every screen that lists refs: it must not pass for another name (as names of orgs and repos may not).
+  // Git takes any of these, but a branch is typed and compared: none is allowed, even in an emoji.
+  const invisible = INVISIBLE.exec(name);
+  if (invisible) throw new RefNameError(`"${raw}" holds an invisible character (${codePoint(invisible[0])}), so it would pass for another ref.`);
   const problem = displayNameProblem(name);
   if (problem !== null) throw new RefNameError(`"${raw}" ${problem}.`);
   return name;

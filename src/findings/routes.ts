@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
 import type { Services } from '../services.js';
+import { storedDateTime } from '../date-time.js';
 import { readRoute, updateRoute } from '../http/route-options.js';
 import { IdParams } from '../http/schemas.js';
 import { badRequest } from '../problem.js';
@@ -44,6 +45,6 @@ export const findingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
 
 function changeOf(body: Static<typeof TriageBody>): TriageChange {
   return body.state === 'dismissed'
-    ? { state: body.state, reason: body.reason, comment: body.comment ?? null, until: body.until === undefined ? null : new Date(body.until).toISOString() }
+    ? { state: body.state, reason: body.reason, comment: body.comment ?? null, until: body.until === undefined ? null : storedDateTime(body.until) }
     : { state: body.state, comment: body.comment ?? null };
 }

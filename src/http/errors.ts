@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { HttpProblem, type FieldError } from '../problem.js';
 import { problemBody } from './problem.js';
 import { DISPLAY_NAME_FORMAT, DISPLAY_NAME_RULE } from '../names.js';
+import { DATE_TIME_FORMAT, DATE_TIME_RULE } from '../date-time.js';
 
 /** Every error leaves as application/problem+json; a 500 never shows its cause to the client. */
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -46,7 +47,8 @@ function validationErrors(error: FastifyError): FieldError[] {
     if (typeof params.missingProperty === 'string') path += `/${params.missingProperty}`;
     const message = typeof params.additionalProperty === 'string' ? 'is not a known field'
       : params.format === DISPLAY_NAME_FORMAT ? DISPLAY_NAME_RULE
-        : (issue.message ?? 'is invalid');
+        : params.format === DATE_TIME_FORMAT ? DATE_TIME_RULE
+          : (issue.message ?? 'is invalid');
     return { path: context === 'body' ? path || '/' : `/${context}${path}`, message };
   });
 }

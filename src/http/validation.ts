@@ -3,13 +3,16 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { badRequest, type FieldError } from '../problem.js';
 import { DISPLAY_NAME_FORMAT, isDisplayName, LONE_SURROGATE } from '../names.js';
+import { DATE_TIME_FORMAT, isDateTime } from '../date-time.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, strict: false, ...options });
   ajv.addFormat(DISPLAY_NAME_FORMAT, { type: 'string', validate: isDisplayName });
-  return addFormats(ajv);
+  addFormats(ajv);
+  // Replaces ajv-formats' date-time, which passes what no Date or database can hold (a leap second, year 0).
+  return ajv.addFormat(DATE_TIME_FORMAT, { type: 'string', validate: isDateTime });
 }
 
 /**

@@ -18,7 +18,7 @@ export const NameField = (unique: string) => Type.String({
   maxLength: NAME_MAX,
   pattern: '^\\S(.*\\S)?$',
   format: DISPLAY_NAME_FORMAT,
-  description: `1-${NAME_MAX} characters without leading or trailing spaces, at least one of them visible, no bidirectional controls; unique ${unique}, ignoring case.`,
+  description: `1-${NAME_MAX} characters without leading or trailing spaces, at least one of them visible, no invisible characters or bidirectional controls; unique ${unique}, ignoring case.`,
 });
 
 export const DescriptionField = Type.String({ maxLength: DESCRIPTION_MAX, description: `Up to ${DESCRIPTION_MAX} characters.` });

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DatabaseConfig, Db } from '../db/index.js';
+import { isDataError } from '../db/errors.js';
 import { detectFormat, DetectError } from './detect.js';
 import { parseScan } from './parsers/index.js';
 import { type NormalisedScan, type ScanFormat } from '../domain/scan.js';
@@ -180,11 +181,14 @@ export async function processClaimed(deps: WorkerDeps, claimed: ClaimedUpload, o
     deps.events?.completed?.(upload.format, seconds, counts);
     deps.events?.settled?.(upload.id);
   } catch (error) {
-    if (error instanceof ParseError || error instanceof DetectError) {
-      await deps.uploads.fail(upload, error.message);
-      deps.events?.failed?.(upload.format, error.message);
+    const reason = error instanceof ParseError || error instanceof DetectError ? error.message
+      // Tried again, the same data would be refused again: failed now, saying why.
+      : isDataError(error) ? `The database refused this document's data: ${(error as Error).message}` : null;
+    if (reason !== null) {
+      await deps.uploads.fail(upload, reason);
+      deps.events?.failed?.(upload.format, reason);
       deps.events?.settled?.(upload.id);
-      log.info({ reason: error.message }, 'upload failed');
+      log.info({ reason }, 'upload failed');
     } else {
       // A database outage or a bug: leave the claim to expire so the upload is tried again.
       log.error({ err: error }, 'processing an upload failed unexpectedly; it will be retried');

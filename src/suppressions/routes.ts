@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.js';
+import { storedDateTime } from '../date-time.js';
 import { replyPage } from '../http/pagination.js';
 import { createRoute, deleteRoute, listRoute, readRoute } from '../http/route-options.js';
 import { IdParams } from '../http/schemas.js';
@@ -20,7 +21,7 @@ export const suppressionRoutes: FastifyPluginAsyncTypebox<{ services: Services }
       const rule = await rules.create(request.actor!, request.params.id, {
         tool: body.tool ?? null, ruleId: body.rule_id ?? null, path: body.path ?? null, purl: body.purl ?? null, advisory: body.advisory ?? null,
         repositoryIds: body.repositories ?? null, reason: body.reason, comment: body.comment ?? null,
-        expiresAt: body.expires_at === undefined ? null : new Date(body.expires_at).toISOString(),
+        expiresAt: body.expires_at === undefined ? null : storedDateTime(body.expires_at),
       }, request.ip);
       return reply.code(201).header('location', `/api/v1/orgs/${rule.org_id}/suppressions/${rule.id}`).send(presentSuppression(rule));
     });

@@ -5,6 +5,7 @@ import { DB_KINDS } from '../support/db.js';
 import { orgClient } from '../support/orgs.js';
 import { sarifLog } from '../support/sarif.js';
 import { startReceiver, type Receiver, type Received } from '../support/webhook-receiver.js';
+import { commonMark } from '../support/markdown.js';
 import { version } from '../../src/version.js';
 import type { DeliveryRunner } from '../../src/webhooks/delivery.js';
 
@@ -503,6 +504,30 @@ describe.each(DB_KINDS)('webhooks on %s', (kind) => {
     expect(card.body[0]).toMatchObject({ type: 'TextBlock', text: '2 new findings in hooked/api' });
     expect(card.body.find((b: { type: string }) => b.type === 'FactSet').facts).toContainEqual({ title: 'critical', value: '1' });
     expect(slack.received.every((x) => x.signatureValid) && teams.received.every((x) => x.signatureValid)).toBe(true);
+  });
+
+  it('shows markdown from the scanned code as text in Teams and Slack, and only our own link as a link', async () => {
+    const hostile = '[Open Scanyard](https://evil.example/login) ![x](https://evil.example/x.png)';
+    const slack = await receiver();
+    const teams = await receiver();
+    await createHook({ url: slack.url, events: ['findings.new'], format: 'slack', repository_ids: [otherRepoId] });
+    await createHook({ url: teams.url, events: ['findings.new'], format: 'teams', repository_ids: [otherRepoId] });
+    await upload(sarifLog([{ rule: '<!channel>', file: '**/x.ts', level: 'error', message: hostile }]), otherRepoId, '?category=markdown');
+    await runner.deliverDue();
+    const card = parse(teams.received.find((x) => x.headers['x-scanyard-event'] === 'findings.new')!).attachments[0].content;
+    const lines = (card.body as { type: string; text?: string }[]).filter((b) => b.type === 'TextBlock').map((b) => b.text!);
+    const line = lines.find((text) => text.includes('evil.example'))!;
+    // Adaptive Cards read TextBlock text as CommonMark: rendered, it is the message as written, with no link or image.
+    const html = (await commonMark())(line);
+    expect(html).not.toMatch(/<(a|img|strong|em)\b/);
+    expect(html).toContain(`[Open Scanyard](https://evil.example/login) ![x](https://evil.example/x.png)`);
+    expect(html).toContain('&lt;!channel&gt;');
+    expect(card.actions).toEqual([{ type: 'Action.OpenUrl', title: 'View in Scanyard', url: `http://localhost:8080/repos/${otherRepoId}` }]);
+
+    const blocks = JSON.stringify(parse(slack.received.find((x) => x.headers['x-scanyard-event'] === 'findings.new')!).blocks);
+    expect(blocks).toContain('&lt;!channel&gt;');
+    expect(blocks).not.toContain('<!channel>');
+    expect(blocks.match(/<http/g)).toHaveLength(1);
   });
 
   it('pages the deliveries list', async () => {

@@ -26,6 +26,7 @@ describe('parseRef', () => {
     'refs/pull/99999999999999999999/merge',
     // git refuses these as branch names too; bidi controls and invisible names would pass for another ref on screen.
     '-leading-dash', '@', 'rtl\u202Eniam', 'iso\u2066late', '\u200B', 'lone\uD800',
+    'ma\u200Bin', 'ma\u200Din', 'ma\u00ADin', 'ma\u2060in', 'main\uFE0F', 'feature/👩\u200D💻',
   ])('refuses %j', (raw) => {
     expect(() => parseRef(raw)).toThrow(RefNameError);
   });

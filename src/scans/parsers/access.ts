@@ -1,3 +1,4 @@
+import type { NormalisedScan } from '../../domain/scan.js';
 import { ParseError } from './types.js';
 
 /**
@@ -81,7 +82,7 @@ export function number(value: unknown): number | undefined {
 }
 
 /** The largest line stored: the columns are 32-bit integers on PostgreSQL. */
-const LAST_LINE = 2 ** 31 - 1;
+export const LAST_LINE = 2 ** 31 - 1;
 
 /** A 1-based line number; 0, negatives, fractions and numbers past any file's length are not lines. */
 export function line(value: unknown): number | null {
@@ -100,4 +101,40 @@ export function describeType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * The longest identifier kept (UTF-8 bytes). Tool names, rule ids, component names, purls and VEX
+ * statements are indexed, and PostgreSQL refuses an index entry over 2,704 bytes (three of these
+ * make one VEX statement's key); text that long is no identifier anyone wrote.
+ */
+const MAX_IDENTIFIER_BYTES = 800;
+
+/** Refuses the document when an identifier is too long to index, naming the field. */
+function boundedIdentifier(value: string, field: string): void {
+  const bytes = Buffer.byteLength(value);
+  if (bytes > MAX_IDENTIFIER_BYTES) throw new ParseError(`${field} is ${bytes} bytes long; an identifier may be at most ${MAX_IDENTIFIER_BYTES} bytes`);
+}
+
+/** Every identifier of a parsed scan through boundedIdentifier: one check for every format. */
+export function boundedIdentifiers(scan: NormalisedScan): NormalisedScan {
+  for (const { tool, findings, components } of scan.analyses) {
+    boundedIdentifier(tool.name, 'A tool name');
+    for (const found of findings) {
+      boundedIdentifier(found.ruleId, 'A rule id');
+      for (const [value, field] of [[found.packageName, 'A package name'], [found.packageVersion, 'A package version'], [found.purl, 'A purl']] as const) {
+        if (value !== null) boundedIdentifier(value, field);
+      }
+    }
+    for (const component of components) {
+      boundedIdentifier(component.name, 'A component name');
+      if (component.version !== null) boundedIdentifier(component.version, 'A component version');
+      if (component.purl !== null) boundedIdentifier(component.purl, 'A component purl');
+    }
+  }
+  for (const statement of scan.statements ?? []) {
+    boundedIdentifier(statement.vulnerability, 'A VEX statement\'s vulnerability');
+    boundedIdentifier('purl' in statement.product ? statement.product.purl : statement.product.ref, 'A VEX statement\'s product');
+  }
+  return scan;
 }

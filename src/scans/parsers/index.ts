@@ -1,4 +1,4 @@
-import { describeType, isRecord } from './access.js';
+import { boundedIdentifiers, describeType, isRecord } from './access.js';
 import { cycloneDxJson, cycloneDxXml } from './cyclonedx.js';
 import { genericFindings } from './findings/generic.js';
 import { gitleaks } from './findings/gitleaks.js';
@@ -63,7 +63,7 @@ export function acceptedFormats(): string {
  */
 export function parseScan(body: Buffer, format: ScanFormat, syntax: Syntax): NormalisedScan {
   try {
-    return onlyHttpLinks(parserFor(body, format, syntax).parse(body));
+    return boundedIdentifiers(onlyHttpLinks(parserFor(body, format, syntax).parse(body)));
   } catch (error) {
     if (error instanceof ParseError) throw error;
     // A parser bug or a shape nobody foresaw must still fail the upload cleanly, not the request.

@@ -1,8 +1,6 @@
 import type { WebhookFormat } from './types.js';
 import { summarize } from './summary.js';
-
-/** Slack's mrkdwn treats these three as control characters. */
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+import { slackMrkdwn as escape } from '../../markup.js';
 
 /**
  * A Slack incoming-webhook message: `text` (the notification and fallback) and Block Kit `blocks`
@@ -15,7 +13,8 @@ export const slack: WebhookFormat = {
     const blocks: unknown[] = [
       { type: 'header', text: { type: 'plain_text', text: summary.title.slice(0, 150) } },
     ];
-    if (summary.text) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: escape(summary.text).slice(0, 3000) } });
+    // verbatim: Slack would otherwise turn names in the text into channel links and mentions.
+    if (summary.text) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: escape(summary.text).slice(0, 3000), verbatim: true } });
     if (summary.severities) {
       blocks.push({
         type: 'section',
@@ -23,9 +22,9 @@ export const slack: WebhookFormat = {
       });
     }
     if (summary.findings.length) {
-      blocks.push({ type: 'section', text: { type: 'mrkdwn', text: summary.findings.map((line) => `• ${escape(line)}`).join('\n').slice(0, 3000) } });
+      blocks.push({ type: 'section', text: { type: 'mrkdwn', text: summary.findings.map((line) => `• ${escape(line)}`).join('\n').slice(0, 3000), verbatim: true } });
     }
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `<${summary.link}|View in Scanyard>` } });
-    return { text: `${summary.title}: ${summary.link}`, blocks };
+    return { text: `${escape(summary.title)}: ${summary.link}`, blocks };
   },
 };

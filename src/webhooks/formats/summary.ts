@@ -3,7 +3,10 @@ import type { SeverityCounts } from '../../domain/changes.js';
 import type { EventPayload } from '../events.js';
 import type { RenderContext } from './types.js';
 
-/** What a chat message says, whatever the chat: shared by the readable formats. */
+/**
+ * What a chat message says, whatever the chat: shared by the readable formats. Plain text, much of it
+ * from the scanned code and the names people gave: each format escapes it for its own markup.
+ */
 export interface Summary {
   title: string;
   text: string;

@@ -1,5 +1,6 @@
 import type { WebhookFormat } from './types.js';
 import { summarize } from './summary.js';
+import { teamsMarkdown as escape } from '../../markup.js';
 
 /**
  * A Microsoft Teams incoming-webhook message carrying an Adaptive Card, the shape Microsoft documents
@@ -11,13 +12,13 @@ export const teams: WebhookFormat = {
   render(payload, context) {
     const summary = summarize(payload, context);
     const body: unknown[] = [
-      { type: 'TextBlock', text: summary.title, weight: 'Bolder', size: 'Medium', wrap: true },
+      { type: 'TextBlock', text: escape(summary.title), weight: 'Bolder', size: 'Medium', wrap: true },
     ];
-    if (summary.text) body.push({ type: 'TextBlock', text: summary.text, wrap: true });
+    if (summary.text) body.push({ type: 'TextBlock', text: escape(summary.text), wrap: true });
     if (summary.severities) {
       body.push({ type: 'FactSet', facts: summary.severities.map(({ severity, count }) => ({ title: severity, value: String(count) })) });
     }
-    for (const line of summary.findings) body.push({ type: 'TextBlock', text: line, wrap: true, spacing: 'Small' });
+    for (const line of summary.findings) body.push({ type: 'TextBlock', text: escape(line), wrap: true, spacing: 'Small' });
     return {
       type: 'message',
       attachments: [{

@@ -723,7 +723,7 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: display-name
-                         * @description 1-100 characters without leading or trailing spaces, at least one of them visible, no bidirectional controls; unique across the service, ignoring case.
+                         * @description 1-100 characters without leading or trailing spaces, at least one of them visible, no invisible characters or bidirectional controls; unique across the service, ignoring case.
                          */
                         name: string;
                         /** @description Up to 1000 characters. */
@@ -887,7 +887,7 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: display-name
-                         * @description 1-100 characters without leading or trailing spaces, at least one of them visible, no bidirectional controls; unique across the service, ignoring case.
+                         * @description 1-100 characters without leading or trailing spaces, at least one of them visible, no invisible characters or bidirectional controls; unique across the service, ignoring case.
                          */
                         name?: string;
                         /** @description Up to 1000 characters. */
@@ -1481,7 +1481,7 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: display-name
-                         * @description 1-100 characters without leading or trailing spaces, at least one of them visible, no bidirectional controls; unique within its organization, ignoring case.
+                         * @description 1-100 characters without leading or trailing spaces, at least one of them visible, no invisible characters or bidirectional controls; unique within its organization, ignoring case.
                          */
                         name: string;
                         /**
@@ -1928,7 +1928,7 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: display-name
-                         * @description 1-100 characters without leading or trailing spaces, at least one of them visible, no bidirectional controls; unique within its organization, ignoring case.
+                         * @description 1-100 characters without leading or trailing spaces, at least one of them visible, no invisible characters or bidirectional controls; unique within its organization, ignoring case.
                          */
                         name: string;
                         /** @description Up to 1000 characters. */
@@ -2107,7 +2107,7 @@ export interface paths {
                     "application/json": {
                         /**
                          * Format: display-name
-                         * @description 1-100 characters without leading or trailing spaces, at least one of them visible, no bidirectional controls; unique within its organization, ignoring case.
+                         * @description 1-100 characters without leading or trailing spaces, at least one of them visible, no invisible characters or bidirectional controls; unique within its organization, ignoring case.
                          */
                         name?: string;
                         /** @description Up to 1000 characters. */

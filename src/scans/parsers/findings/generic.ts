@@ -4,7 +4,7 @@ import { finding } from '../finding.js';
 import { SEVERITIES, type NormalisedScan } from '../../../domain/scan.js';
 import { FAMILIES, ParseError, type FormatParser } from '../types.js';
 import { parseJson } from '../text.js';
-import { record, text } from '../access.js';
+import { LAST_LINE, record, text } from '../access.js';
 import { canonicalToolName } from '../tool-name.js';
 
 export const GENERIC_SCHEMA_ID = 'scanyard-findings/1';
@@ -32,9 +32,9 @@ const GenericFinding = Type.Object(
     file: Type.Optional(
       Type.String({ minLength: 1, description: 'Path of the affected file, relative to the repository root.' }),
     ),
-    start_line: Type.Optional(Type.Integer({ minimum: 1, description: 'First affected line, counting from 1.' })),
+    start_line: Type.Optional(Type.Integer({ minimum: 1, maximum: LAST_LINE, description: 'First affected line, counting from 1.' })),
     end_line: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'Last affected line, counting from 1; not before start_line.' }),
+      Type.Integer({ minimum: 1, maximum: LAST_LINE, description: 'Last affected line, counting from 1; not before start_line.' }),
     ),
     fingerprint: Type.Optional(
       Type.String({
