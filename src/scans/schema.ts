@@ -7,6 +7,8 @@ import { RefKindEnum, RefQueryField } from '../refs/schema.js';
 
 const SeverityEnum = Type.Enum([...SEVERITIES]);
 
+export const DismissReasonEnum = Type.Enum(['false_positive', 'wont_fix', 'used_in_tests', 'accepted_risk', 'not_affected', 'suppressed']);
+
 const SeverityCountsSchema = Type.Object(Object.fromEntries(SEVERITIES.map((s) => [s, Type.Integer()])) as Record<(typeof SEVERITIES)[number], ReturnType<typeof Type.Integer>>);
 
 export const UploadSchema = Type.Object({
@@ -109,6 +111,13 @@ export const FindingSchema = Type.Object({
   reopened_at: Nullable(Time),
   fixed_upload_id: Nullable(Type.String({ description: 'The upload that fixed it (null while open).' })),
   reopened_upload_id: Nullable(Type.String({ description: 'The upload that last reopened it: a reopened finding keeps its first_upload_id, so it never counts as new.' })),
+  dismissal: Nullable(Type.Object({
+    reason: DismissReasonEnum,
+    comment: Nullable(Type.String()),
+    by: Nullable(Type.String({ description: 'The login of whoever dismissed it.' })),
+    at: Time,
+    until: Nullable(Type.String({ format: 'date-time', description: 'When the dismissal ends and the finding is open again.' })),
+  }, { description: "The fingerprint's dismissal in this repository: it holds on every ref, and for a fixed finding waits for its return." })),
 }, { title: 'Finding' });
 
 export const ComponentSchema = Type.Object({
