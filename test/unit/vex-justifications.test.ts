@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CYCLONEDX_JUSTIFICATIONS, justificationIn, OPENVEX_JUSTIFICATIONS } from '../../src/vex/justifications.js';
+import { presentCycloneDxVex, presentOpenVex } from '../../src/vex/presenter.js';
 
 const TO_OPENVEX = {
   code_not_present: 'vulnerable_code_not_present',
@@ -47,5 +48,20 @@ describe('VEX justifications across formats', () => {
       expect(justificationIn('openvex', said)).toBeUndefined();
       expect(justificationIn('cyclonedx', said)).toBeUndefined();
     }
+  });
+
+  it("reads a person's triage comment the same way in both exports", () => {
+    const row = (rule_id: string, dismissed_reason: string, dismissed_comment: string | null) => ({
+      rule_id, purl: 'pkg:npm/left-pad@1.0.0', aliases: null, state: 'dismissed', dismissed_reason, dismissed_comment,
+    });
+    const rows = [row('CVE-1', 'not_affected', 'requires_dependency: only the dev build pulls it in'), row('CVE-2', 'false_positive', null)];
+    const openvex = Object.fromEntries(presentOpenVex('app', rows, '2024-01-01T00:00:00Z').statements.map((s) => [s.vulnerability.name, s]));
+    expect(openvex['CVE-1']).toMatchObject({
+      status: 'not_affected', justification: 'component_not_present', impact_statement: 'CycloneDX justification: requires_dependency. only the dev build pulls it in',
+    });
+    expect(openvex['CVE-2']).toMatchObject({ status: 'not_affected', impact_statement: 'Dismissed as a false positive.' });
+    const cyclonedx = Object.fromEntries(presentCycloneDxVex(rows, '2024-01-01T00:00:00Z').vulnerabilities.map((v) => [v.id, v.analysis]));
+    expect(cyclonedx['CVE-1']).toEqual({ state: 'not_affected', justification: 'requires_dependency', detail: 'only the dev build pulls it in' });
+    expect(cyclonedx['CVE-2']).toEqual({ state: 'false_positive' });
   });
 });
