@@ -4,11 +4,7 @@ import { refKey } from '../domain/ref-name.js';
 import type { FindingLocation } from '../domain/scan.js';
 import type { FindingDetailJson, FindingEventJson } from './schema.js';
 
-type DetailRow = FindingWithAnalysis & {
-  ref_kind: string; ref_name: string; repository_url: string | null; upload_commit_sha: string | null;
-  dismissed_reason: string | null; dismissed_comment: string | null; dismissed_at: string | null; dismissed_until: string | null; dismissed_by: string | null;
-  help: string | null;
-};
+type DetailRow = FindingWithAnalysis & { ref_kind: string; ref_name: string; repository_url: string | null; upload_commit_sha: string | null; help: string | null };
 
 type EventRow = { event: string; reason: string | null; comment: string | null; created_at: string; actor: string | null };
 
@@ -16,9 +12,6 @@ export function presentFindingDetail(row: DetailRow): FindingDetailJson {
   return {
     ...presentFinding(row),
     ref: refKey({ kind: row.ref_kind as 'branch', name: row.ref_name }),
-    dismissal: row.dismissed_reason !== null && row.dismissed_at !== null
-      ? { reason: row.dismissed_reason as 'false_positive', comment: row.dismissed_comment, by: row.dismissed_by, at: row.dismissed_at, until: row.dismissed_until }
-      : null,
     help: row.help,
     locations: (row.locations ? (JSON.parse(row.locations) as FindingLocation[]) : [{ path: row.file_path, startLine: row.start_line, endLine: row.end_line }])
       .filter((l) => l.path !== null || l.startLine !== null)

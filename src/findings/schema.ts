@@ -1,22 +1,14 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, Time } from '../http/schemas.js';
-import { FindingSchema } from '../results/schema.js';
+import { DismissReasonEnum, FindingSchema } from '../results/schema.js';
 import { RefQueryField } from '../refs/schema.js';
 import { SEVERITIES } from '../domain/scan.js';
 
-const DismissReasonEnum = Type.Enum(['false_positive', 'wont_fix', 'used_in_tests', 'accepted_risk', 'not_affected', 'suppressed']);
 const Comment = Type.String({ maxLength: 2000 });
 
 export const FindingDetailSchema = Type.Object({
   ...FindingSchema.properties,
   ref: Type.String({ description: 'The ref whose analysis holds this finding, as ?ref= names it.' }),
-  dismissal: Nullable(Type.Object({
-    reason: DismissReasonEnum,
-    comment: Nullable(Type.String()),
-    by: Nullable(Type.String({ description: 'The login of whoever dismissed it.' })),
-    at: Time,
-    until: Nullable(Type.String({ format: 'date-time', description: 'When the dismissal ends and the finding is open again.' })),
-  }, { description: "The fingerprint's dismissal in this repository: it holds on every ref, and for a fixed finding waits for its return." })),
   help: Nullable(Type.String({ description: "The rule's help as the tool wrote it (SARIF rule.help, else fullDescription): markdown stays markdown; render it sanitised." })),
   locations: Type.Array(Type.Object({ path: Nullable(Type.String()), start_line: Nullable(Type.Integer()), end_line: Nullable(Type.Integer()) }), {
     description: 'Every location the tool gave, the first being file_path and its lines.',

@@ -10,6 +10,7 @@ const BATCH = 1000;
 const COLUMNS = [
   'id', 'tool', 'category', 'rule_id', 'rule_name', 'severity', 'state', 'message', 'file_path', 'start_line', 'end_line',
   'package', 'package_version', 'purl', 'fingerprint', 'first_seen_at', 'fixed_at', 'reopened_at',
+  'dismissal_reason', 'dismissal_comment', 'dismissal_by', 'dismissal_at', 'dismissal_until',
 ] as const;
 
 /** Whether the caller asked for CSV (`Accept: text/csv`) rather than JSON. */
@@ -42,5 +43,7 @@ function csvRow(f: FindingJson): Record<(typeof COLUMNS)[number], string | numbe
     message: f.message, file_path: f.file_path, start_line: f.start_line, end_line: f.end_line,
     package: f.package?.name ?? null, package_version: f.package?.version ?? null, purl: f.package?.purl ?? null,
     fingerprint: f.fingerprint, first_seen_at: f.first_seen_at, fixed_at: f.fixed_at, reopened_at: f.reopened_at,
+    dismissal_reason: f.dismissal?.reason ?? null, dismissal_comment: f.dismissal?.comment ?? null, dismissal_by: f.dismissal?.by ?? null,
+    dismissal_at: f.dismissal?.at ?? null, dismissal_until: f.dismissal?.until ?? null,
   };
 }

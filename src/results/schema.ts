@@ -6,6 +6,8 @@ import { RefKindEnum, RefQueryField } from '../refs/schema.js';
 
 const SeverityEnum = Type.Enum([...SEVERITIES]);
 
+export const DismissReasonEnum = Type.Enum(['false_positive', 'wont_fix', 'used_in_tests', 'accepted_risk', 'not_affected', 'suppressed']);
+
 export const StatusSchema = Type.Object({
   repository_id: Type.String(),
   ref: Type.String({ description: 'The ref described, as ?ref= names it: the default branch unless ?ref= named another.' }),
@@ -63,6 +65,13 @@ export const FindingSchema = Type.Object({
   reopened_at: Nullable(Time),
   fixed_upload_id: Nullable(Type.String({ description: 'The upload that fixed it (null while open).' })),
   reopened_upload_id: Nullable(Type.String({ description: 'The upload that last reopened it: a reopened finding keeps its first_upload_id, so it never counts as new.' })),
+  dismissal: Nullable(Type.Object({
+    reason: DismissReasonEnum,
+    comment: Nullable(Type.String()),
+    by: Nullable(Type.String({ description: 'The login of whoever dismissed it.' })),
+    at: Time,
+    until: Nullable(Type.String({ format: 'date-time', description: 'When the dismissal ends and the finding is open again.' })),
+  }, { description: "The fingerprint's dismissal in this repository: it holds on every ref, and for a fixed finding waits for its return." })),
 }, { title: 'Finding' });
 
 export const ComponentSchema = Type.Object({

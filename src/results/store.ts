@@ -40,6 +40,8 @@ export type FindingWithAnalysis = FindingRow & {
   tool: string; category: string; format: string;
   /** Joined from kev_entries and epss_scores when read (advisories/priorities-store). */
   in_kev: boolean | number; epss_probability: number | null; epss_percentile: number | null;
+  /** The fingerprint's dismissal, and the login of whoever made it. */
+  dismissed_reason: string | null; dismissed_comment: string | null; dismissed_at: string | null; dismissed_until: string | null; dismissed_by: string | null;
 };
 /** A ref's totals as the status shows them. */
 export type RefStatus = Omit<RepoStatusRow, 'repository_id'> & { base_ref: string | null };
@@ -146,10 +148,15 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
       // Unscored findings last on both databases (PostgreSQL puts nulls first when descending).
       if (filters.sort === 'epss') ordered = ordered.orderBy(sql`coalesce(${epssProbability()}, -1)`, 'desc');
       const paged = ordered.orderBy('findings.severity_rank', 'desc').orderBy('findings.id').limit(page.perPage).offset(page.offset);
-      // KEV and EPSS for the page's findings only: in the paging select itself, PostgreSQL worked them
-      // out for every row the offset skips too (page 10 took 60 ms instead of 3).
-      let withPriorities = db.selectFrom(paged.as('page')).selectAll('page')
-        .select([inKev('page.rule_id').as('in_kev'), epssProbability('page.rule_id').as('epss_probability'), epssPercentile('page.rule_id').as('epss_percentile')]);
+      // KEV, EPSS and dismissals for the page's findings only: in the paging select itself, PostgreSQL
+      // worked them out for every row the offset skips too (page 10 took 60 ms instead of 3).
+      let withPriorities = db.selectFrom(paged.as('page'))
+        .leftJoin('dismissals', (join) => join.onRef('dismissals.repository_id', '=', 'page.repository_id').onRef('dismissals.fingerprint', '=', 'page.fingerprint'))
+        .leftJoin('users', 'users.id', 'dismissals.dismissed_by')
+        .selectAll('page')
+        .select([inKev('page.rule_id').as('in_kev'), epssProbability('page.rule_id').as('epss_probability'), epssPercentile('page.rule_id').as('epss_percentile')])
+        .select(['dismissals.reason as dismissed_reason', 'dismissals.comment as dismissed_comment', 'dismissals.dismissed_at',
+          'dismissals.dismissed_until', 'users.login as dismissed_by']);
       if (filters.sort === 'epss') withPriorities = withPriorities.orderBy(sql`coalesce(${epssProbability('page.rule_id')}, -1)`, 'desc');
       const items = await withPriorities.orderBy('page.severity_rank', 'desc').orderBy('page.id').execute();
       const total = (vsBase ? null : await this.aggregateTotal(refId, filters))

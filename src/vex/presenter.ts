@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { VexFindingRow } from './store.js';
+import { justificationIn, type VexFormat } from './justifications.js';
 
 /** What a VEX statement says about one vulnerability in one package. */
 type Status = 'not_affected' | 'affected' | 'fixed';
@@ -11,16 +12,6 @@ const PRECEDENCE: Record<Status, number> = { affected: 3, not_affected: 2, fixed
 
 /** The dismissal reasons that say the vulnerability does not apply; other reasons accept a real one. */
 const DENYING = new Set(['not_affected', 'false_positive']);
-
-const OPENVEX_JUSTIFICATIONS = new Set([
-  'component_not_present', 'vulnerable_code_not_present', 'vulnerable_code_not_in_execute_path',
-  'vulnerable_code_cannot_be_controlled_by_adversary', 'inline_mitigations_already_exist',
-]);
-
-const CYCLONEDX_JUSTIFICATIONS = new Set([
-  'code_not_present', 'code_not_reachable', 'requires_configuration', 'requires_dependency', 'requires_environment',
-  'protected_by_compiler', 'protected_at_runtime', 'protected_at_perimeter', 'protected_by_mitigating_control',
-]);
 
 /** One statement per vulnerability and package: several tools (or analyses) may report the same pair. */
 function statementsOf(rows: VexFindingRow[]): Statement[] {
@@ -43,14 +34,17 @@ function statementsOf(rows: VexFindingRow[]): Statement[] {
 /**
  * A not_affected statement's justification and words from the dismissal's comment: one a VEX made is
  * its justification, then ": " and its words (vex/match.ts, commentOf); a person's is words, or a
- * justification when that is all it says.
+ * justification when that is all it says. A justification of the other format is mapped, and the
+ * words begin with it as it was stated.
  */
-function notAffected(note: string | null, known: ReadonlySet<string>, words: 'impact_statement' | 'detail', fallback: string | null) {
+function notAffected(note: string | null, format: VexFormat, words: 'impact_statement' | 'detail', fallback: string | null) {
   const colon = note?.indexOf(': ') ?? -1;
   const head = note !== null && colon > 0 ? note.slice(0, colon) : note;
-  if (head !== null && known.has(head)) {
+  const known = head === null ? undefined : justificationIn(format, head);
+  if (known) {
     const rest = note !== null && colon > 0 ? note.slice(colon + 2) : null;
-    return { justification: head, ...(rest ? { [words]: rest } : {}) };
+    const said = [known.stated, rest].filter((part) => part).join(' ');
+    return { justification: known.justification, ...(said ? { [words]: said } : {}) };
   }
   const said = note ?? fallback;
   return said === null ? {} : { [words]: said };
@@ -70,7 +64,9 @@ export function presentOpenVex(repositoryName: string, rows: VexFindingRow[], at
       vulnerability: { name: s.vulnerability, ...(s.aliases.length > 0 ? { aliases: s.aliases } : {}) },
       products: [{ '@id': s.purl }],
       status: s.status,
-      ...(s.status === 'not_affected' ? notAffected(s.note, OPENVEX_JUSTIFICATIONS, 'impact_statement', 'Dismissed as not affecting this product.') : {}),
+      ...(s.status === 'not_affected'
+        ? notAffected(s.note, 'openvex', 'impact_statement', s.falsePositive ? 'Dismissed as a false positive.' : 'Dismissed as not affecting this product.')
+        : {}),
       // OpenVEX asks an affected statement for the action to take.
       ...(s.status === 'affected' ? { action_statement: s.note ?? 'Upgrade the package to a version with the fix.' } : {}),
     })),
@@ -91,7 +87,7 @@ export function presentCycloneDxVex(rows: VexFindingRow[], at: string) {
       affects: [{ ref: s.purl }],
       analysis: s.status === 'not_affected'
         // CycloneDX says false_positive itself; OpenVEX has only not_affected for it.
-        ? { state: s.falsePositive ? 'false_positive' : 'not_affected', ...notAffected(s.note, CYCLONEDX_JUSTIFICATIONS, 'detail', null) }
+        ? { state: s.falsePositive ? 'false_positive' : 'not_affected', ...notAffected(s.note, 'cyclonedx', 'detail', null) }
         : { state: s.status === 'fixed' ? 'resolved' : 'exploitable', ...(s.note ? { detail: s.note } : {}) },
     })),
   };

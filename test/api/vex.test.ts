@@ -114,7 +114,10 @@ describe.each(DB_KINDS)('VEX export on %s', (kind) => {
     expect(validCycloneDx({ ...doc, vulnerabilities: [{ id: 'CVE-1', analysis: { state: 'affected' } }] })).toBe(false);
     const analyses = Object.fromEntries((doc.vulnerabilities as CycloneDxVulnerability[]).map((v) => [v.id, v]));
     expect(analyses['CVE-2021-23337']).toMatchObject({ affects: [{ ref: 'pkg:npm/lodash@4.17.20' }], analysis: { state: 'exploitable' } });
-    expect(analyses['CVE-2021-44906']!.analysis).toEqual({ state: 'not_affected', detail: 'vulnerable_code_not_in_execute_path' });
+    // A person's OpenVEX justification in CycloneDX's words, as stated kept in the detail.
+    expect(analyses['CVE-2021-44906']!.analysis).toEqual({
+      state: 'not_affected', justification: 'code_not_reachable', detail: 'OpenVEX justification: vulnerable_code_not_in_execute_path.',
+    });
     // CycloneDX has a state of its own for a false positive.
     expect(analyses['CVE-2022-25883']!.analysis).toEqual({ state: 'false_positive', detail: 'semver is only used by the build scripts' });
     expect(analyses['CVE-2022-24999']!.analysis).toEqual({ state: 'exploitable', detail: 'Waiting for express 5' });
@@ -250,6 +253,40 @@ describe.each(DB_KINDS)('VEX import on %s', (kind) => {
     expect(validCycloneDx(doc), JSON.stringify(validCycloneDx.errors)).toBe(true);
     const lodash = (doc.vulnerabilities as CycloneDxVulnerability[]).find((v) => v.id === 'CVE-2021-23337')!;
     expect(lodash).toMatchObject({ affects: [{ ref: 'pkg:npm/lodash@4.17.20' }], analysis: { state: 'false_positive', detail: 'The template function is never called with user input.' } });
+  });
+
+  it("exports a justification in the other format's words, keeping the original in the statement's words", async () => {
+    const reason = 'minimist is only reached by our own build scripts, never with outside input.';
+    await upload(JSON.stringify({
+      bomFormat: 'CycloneDX', specVersion: '1.6', serialNumber: 'urn:uuid:0b9c3a52-5d0e-4c38-9a55-2f1c8c1f6d3e', version: 1,
+      vulnerabilities: [{
+        id: 'CVE-2021-44906', analysis: { state: 'not_affected', justification: 'code_not_reachable', detail: reason },
+        affects: [{ ref: 'pkg:npm/minimist@1.2.5' }],
+      }],
+    }));
+    expect(await detail('CVE-2021-44906')).toMatchObject({ state: 'dismissed', dismissal: { reason: 'not_affected', comment: `code_not_reachable: ${reason}` } });
+    await upload(openVex('2024-08-01T10:00:00Z', [{
+      vulnerability: { name: 'CVE-2023-26136' }, products: [{ '@id': 'pkg:npm/tough-cookie@4.1.2' }], status: 'not_affected',
+      justification: 'vulnerable_code_not_present', impact_statement: 'The cookie jar is compiled out of our build.',
+    }]));
+
+    const openvex = await exported('openvex');
+    expect(validOpenVex(openvex), JSON.stringify(validOpenVex.errors)).toBe(true);
+    const statements = Object.fromEntries((openvex.statements as OpenVexStatement[]).map((s) => [s.vulnerability.name, s]));
+    expect(statements['CVE-2021-44906']).toMatchObject({
+      status: 'not_affected', justification: 'vulnerable_code_not_in_execute_path', impact_statement: `CycloneDX justification: code_not_reachable. ${reason}`,
+    });
+    expect(statements['CVE-2023-26136']).toMatchObject({
+      status: 'not_affected', justification: 'vulnerable_code_not_present', impact_statement: 'The cookie jar is compiled out of our build.',
+    });
+
+    const cyclonedx = await exported('cyclonedx');
+    expect(validCycloneDx(cyclonedx), JSON.stringify(validCycloneDx.errors)).toBe(true);
+    const analyses = Object.fromEntries((cyclonedx.vulnerabilities as CycloneDxVulnerability[]).map((v) => [v.id, v.analysis]));
+    expect(analyses['CVE-2021-44906']).toEqual({ state: 'not_affected', justification: 'code_not_reachable', detail: reason });
+    expect(analyses['CVE-2023-26136']).toEqual({
+      state: 'not_affected', justification: 'code_not_present', detail: 'OpenVEX justification: vulnerable_code_not_present. The cookie jar is compiled out of our build.',
+    });
   });
 
   it('fails a VEX that is not one, saying why', async () => {

@@ -3076,6 +3076,20 @@ export interface paths {
                             fixed_upload_id: string | null;
                             /** @description The upload that last reopened it: a reopened finding keeps its first_upload_id, so it never counts as new. */
                             reopened_upload_id: string | null;
+                            dismissal: {
+                                /** @enum {unknown} */
+                                reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected" | "suppressed";
+                                comment: string | null;
+                                /** @description The login of whoever dismissed it. */
+                                by: string | null;
+                                /** Format: date-time */
+                                at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the dismissal ends and the finding is open again.
+                                 */
+                                until: string | null;
+                            } | null;
                         }[];
                         "text/csv": string;
                     };
@@ -3779,8 +3793,6 @@ export interface paths {
                             fixed_upload_id: string | null;
                             /** @description The upload that last reopened it: a reopened finding keeps its first_upload_id, so it never counts as new. */
                             reopened_upload_id: string | null;
-                            /** @description The ref whose analysis holds this finding, as ?ref= names it. */
-                            ref: string;
                             dismissal: {
                                 /** @enum {unknown} */
                                 reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected" | "suppressed";
@@ -3795,6 +3807,8 @@ export interface paths {
                                  */
                                 until: string | null;
                             } | null;
+                            /** @description The ref whose analysis holds this finding, as ?ref= names it. */
+                            ref: string;
                             /** @description The rule's help as the tool wrote it (SARIF rule.help, else fullDescription): markdown stays markdown; render it sanitised. */
                             help: string | null;
                             /** @description Every location the tool gave, the first being file_path and its lines. */
@@ -3924,8 +3938,6 @@ export interface paths {
                             fixed_upload_id: string | null;
                             /** @description The upload that last reopened it: a reopened finding keeps its first_upload_id, so it never counts as new. */
                             reopened_upload_id: string | null;
-                            /** @description The ref whose analysis holds this finding, as ?ref= names it. */
-                            ref: string;
                             dismissal: {
                                 /** @enum {unknown} */
                                 reason: "false_positive" | "wont_fix" | "used_in_tests" | "accepted_risk" | "not_affected" | "suppressed";
@@ -3940,6 +3952,8 @@ export interface paths {
                                  */
                                 until: string | null;
                             } | null;
+                            /** @description The ref whose analysis holds this finding, as ?ref= names it. */
+                            ref: string;
                             /** @description The rule's help as the tool wrote it (SARIF rule.help, else fullDescription): markdown stays markdown; render it sanitised. */
                             help: string | null;
                             /** @description Every location the tool gave, the first being file_path and its lines. */

@@ -15,6 +15,7 @@ import { pageParam, useSearchState } from '../../lib/use-search-state';
 import { useFindings } from './api';
 import { locationOf, ruleTitle } from './finding-text';
 import { BulkTriage } from '../findings/BulkTriage';
+import { REASON_LABEL } from '../findings/TriageForm';
 import { VS_BASE, vsBaseFilter } from './VsBase';
 import { Location } from './Location';
 
@@ -35,7 +36,12 @@ const COLUMNS: Column<Finding>[] = [
   { id: 'category', header: 'Category', className: 'c-meta', cell: (f) => f.category || <span className="muted">—</span> },
   {
     id: 'state', header: 'State', className: 'c-meta c-state',
-    cell: (f) => <span className={`state state-${f.state}`}>{f.state === 'open' && f.reopened_at ? 'reopened' : f.state}</span>,
+    cell: (f) => (
+      <>
+        <span className={`state state-${f.state}`}>{f.state === 'open' && f.reopened_at ? 'reopened' : f.state}</span>
+        {f.state === 'dismissed' && f.dismissal && <span className="cell-sub" title={f.dismissal.comment ?? undefined}>{REASON_LABEL[f.dismissal.reason]}</span>}
+      </>
+    ),
   },
   { id: 'seen', header: 'First seen', className: 'c-meta', cell: (f) => <><span className="c-meta-label">first seen </span><Time iso={f.first_seen_at} /></> },
 ];
