@@ -26,7 +26,7 @@ export async function seedRepos(db: Db, orgId: string, count: number, { scanned 
     // Distinct, increasing creation times, so the list's order (created_at, id) is the seeding order.
     const at = new Date(base + i).toISOString();
     const name = `${prefix}-${String(i).padStart(6, '0')}`;
-    return { id: newId(), org_id: orgId, name, name_key: name, url: `https://git.example.com/bench/${name}`, default_branch: 'main', created_at: at, updated_at: at };
+    return { id: newId(), org_id: orgId, name, name_key: name, url: `https://git.example.com/bench/${name}`, default_branch: 'main', forge_id: null, full_name: null, visibility: null, archived: 0, gone: 0, created_at: at, updated_at: at };
   });
   await db.kysely.transaction().execute(async (trx) => {
     const target = { trx, dialect: db.dialect };

@@ -41,11 +41,21 @@ export interface ApiKeysTable {
   last_used_at: string | null;
 }
 
+/** Where a membership or a team comes from: made here, synced from the forge, granted by the IdP's groups, provisioned by SCIM. */
+export type Source = 'local' | 'forge' | 'idp' | 'scim';
+
+/** What every member may do to every repository of the org: read it (the default), or nothing beyond what their teams hold. */
+export type BaseRole = 'read' | 'none';
+
+/** A team's grant on a repository. */
+export type RepoRole = 'read' | 'triage' | 'admin';
+
 export interface OrgsTable {
   id: string;
   name: string;
   name_key: string;
   description: string;
+  base_role: Generated<BaseRole>;
   created_at: string;
   updated_at: string;
 }
@@ -56,6 +66,7 @@ export interface MembershipsTable {
   org_id: string;
   user_id: string;
   role: OrgRole;
+  source: Generated<Source>;
   created_at: string;
 }
 
@@ -66,6 +77,14 @@ export interface ReposTable {
   name_key: string;
   url: string | null;
   default_branch: string | null;
+  /** The forge's immutable id of the repository, when its org follows the forge: renames and transfers keep it. */
+  forge_id: string | null;
+  /** owner/name (GitLab: the project's full path) as the forge last said. */
+  full_name: string | null;
+  visibility: string | null;
+  archived: Generated<number>;
+  /** Deleted on the forge: kept, with its results, until an owner deletes it here. */
+  gone: Generated<number>;
   created_at: string;
   updated_at: string;
 }
@@ -76,8 +95,17 @@ export interface TeamsTable {
   name: string;
   name_key: string;
   description: string;
+  source: Generated<Source>;
+  /** The forge's id of a team that follows the forge (GitLab: the subgroup's id). */
+  forge_id: string | null;
   created_at: string;
   updated_at: string;
+}
+
+export interface TeamRepositoriesTable {
+  team_id: string;
+  repository_id: string;
+  role: RepoRole;
 }
 
 export interface TeamMembersTable {
@@ -414,6 +442,7 @@ export interface Database {
   repos: ReposTable;
   teams: TeamsTable;
   team_members: TeamMembersTable;
+  team_repositories: TeamRepositoriesTable;
   uploads: UploadsTable;
   upload_contents: UploadContentsTable;
   analyses: AnalysesTable;

@@ -71,7 +71,8 @@ export function repoService(repos: RepoStore, policy: Policy, audit: AuditStore)
       const at = now();
       const repo: RepoRow = {
         id: newId(), org_id: orgId, name: input.name, name_key: nameKey(input.name),
-        url: input.url ?? null, default_branch: input.defaultBranch ?? null, created_at: at, updated_at: at,
+        url: input.url ?? null, default_branch: input.defaultBranch ?? null,
+        forge_id: null, full_name: null, visibility: null, archived: 0, gone: 0, created_at: at, updated_at: at,
       };
       await conflictOnDuplicate(() => repos.insert(repo),
         `This organization already has a repository named "${input.name}" (names are compared ignoring case).`, ORG);

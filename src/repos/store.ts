@@ -19,7 +19,8 @@ export const SCAN_COLUMNS = [
 
 /** Every column of repos, named: the hot reads are prepared statements (db/compiled.ts). */
 const REPO_COLUMNS = [
-  'repos.id', 'repos.org_id', 'repos.name', 'repos.name_key', 'repos.url', 'repos.default_branch', 'repos.created_at', 'repos.updated_at',
+  'repos.id', 'repos.org_id', 'repos.name', 'repos.name_key', 'repos.url', 'repos.default_branch', 'repos.forge_id', 'repos.full_name',
+  'repos.visibility', 'repos.archived', 'repos.gone', 'repos.created_at', 'repos.updated_at',
 ] as const;
 
 export function repoStore(db: Kysely<Database>) {

@@ -93,7 +93,7 @@ export function resultsService(results: ResultsStore, refs: RefStore, authorized
   };
 }
 
-function statusRowOf(repo: Omit<RepoWithScan, 'name' | 'name_key' | 'url' | 'created_at' | 'updated_at'>): RepoStatusRow | undefined {
+function statusRowOf(repo: Pick<RepoWithScan, 'id' | keyof Omit<RepoStatusRow, 'repository_id'>>): RepoStatusRow | undefined {
   if (repo.state === null) return undefined;
   return {
     repository_id: repo.id, state: repo.state, last_upload_at: repo.last_upload_at, last_completed_at: repo.last_completed_at,

@@ -61,7 +61,7 @@ export function teamService(teams: TeamStore, policy: Policy, inTransaction: InT
     async create(actor: Actor, orgId: string, input: NewTeam, ip: string): Promise<TeamWithMembers> {
       await policy.require(actor, 'team.manage', { orgId, what: 'The organization' });
       const at = now();
-      const team: TeamRow = { id: newId(), org_id: orgId, name: input.name, name_key: nameKey(input.name), description: input.description ?? '', created_at: at, updated_at: at };
+      const team: TeamRow = { id: newId(), org_id: orgId, name: input.name, name_key: nameKey(input.name), description: input.description ?? '', source: 'local', forge_id: null, created_at: at, updated_at: at };
       await conflictOnDuplicate(() => inTransaction(async (tx) => {
         const members = await checkMembers(tx, orgId, input.members ?? []);
         await tx.teams.insert(team);

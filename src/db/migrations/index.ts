@@ -25,6 +25,7 @@ import * as auditActorIndexes from './0026_audit_actor_indexes.js';
 import * as advisoryListIndexes from './0027_advisory_list_indexes.js';
 import * as refComponentsUnchecked from './0028_ref_components_unchecked.js';
 import * as uploadIntroduced from './0029_upload_introduced.js';
+import * as teamRepositories from './0030_team_repositories.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '0027_advisory_list_indexes': advisoryListIndexes,
   '0028_ref_components_unchecked': refComponentsUnchecked,
   '0029_upload_introduced': uploadIntroduced,
+  '0030_team_repositories': teamRepositories,
 };
 
 export const migrationProvider: MigrationProvider = {
