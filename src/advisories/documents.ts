@@ -1,9 +1,11 @@
 import { inflateRawSync } from 'node:zlib';
 import { fromBufferPromise, type Entry, type ZipFile } from 'yauzl';
+import { JsonSplitError, JsonSplitter, type JsonPiece } from './json-split.js';
 
 /**
  * OSV documents out of what an operator hands over: one JSON record, a JSON array of records, or a
- * zip of JSON files (OSV's per-ecosystem `all.zip`). Pure. A file that cannot be read becomes a
+ * zip of JSON files (OSV's per-ecosystem `all.zip`); and the CISA KEV catalogue, a JSON object
+ * whose `vulnerabilities` are its entries. Pure. A file of a zip that cannot be read becomes a
  * rejection with its name and reason; it never stops the others.
  */
 export interface OsvDocument {
@@ -14,6 +16,29 @@ export interface OsvDocument {
 export interface Rejection {
   file: string;
   reason: string;
+}
+
+/** How many rejections a report lists; the rest are only counted. */
+export const REJECTIONS_LISTED = 100;
+
+/**
+ * The rejections of an import: the first REJECTIONS_LISTED, and how many there were. A million bad
+ * rows listed one by one made a 54 MB report, and thirteen million exhausted the process's memory.
+ */
+export class Rejections {
+  readonly listed: Rejection[] = [];
+  total = 0;
+
+  add(rejection: Rejection): void {
+    this.total++;
+    if (this.listed.length < REJECTIONS_LISTED) this.listed.push(rejection);
+  }
+
+  /** Another import's, after these. */
+  addAll(other: { listed: Rejection[]; total: number }): void {
+    this.listed.push(...other.listed.slice(0, REJECTIONS_LISTED - this.listed.length));
+    this.total += other.total;
+  }
 }
 
 export interface ZipLimits {
@@ -34,15 +59,12 @@ export function isZip(bytes: Uint8Array): boolean {
 }
 
 /**
- * The records, read as they are iterated: a zip's entries (in name order) are inflated and parsed one
+ * A zip's records, read as they are iterated: its entries (in name order) are inflated and parsed one
  * at a time, so an import holds the records of the batch it is saving rather than the whole archive.
  * What the zip's directory says (readable, the limits) is checked here, before anything is read, and
- * throws DocumentsError; a file that turns out unreadable is added to `rejected` when reached.
+ * throws DocumentsError; a file that turns out unreadable is handed to `reject` when reached.
  */
-export async function readDocuments(bytes: Uint8Array, name: string, limits: ZipLimits): Promise<{ documents: AsyncIterable<OsvDocument>; rejected: Rejection[] }> {
-  const rejected: Rejection[] = [];
-  // A file alone is read whole here: one that is no JSON is refused, not reported as a record.
-  if (!isZip(bytes)) return { documents: asAsync(recordsOf(parseJson(bytes, (reason) => new DocumentsError(reason)), name)), rejected };
+export async function readZip(bytes: Uint8Array, name: string, limits: ZipLimits, reject: (rejection: Rejection) => void): Promise<AsyncIterable<OsvDocument[]>> {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let zip: ZipFile;
   try {
@@ -58,7 +80,7 @@ export async function readDocuments(bytes: Uint8Array, name: string, limits: Zip
     zip.close();
     throw error;
   }
-  return { documents: zipDocuments(zip, buffer, name, entries, rejected), rejected };
+  return zipDocuments(zip, buffer, name, entries, reject);
 }
 
 /** The zip's JSON files in name order (of several with one name, the last), within the limits. */
@@ -96,7 +118,7 @@ function listsMore(zip: ZipFile, buffer: Buffer): boolean {
   return end + 4 <= buffer.length && buffer.readUInt32LE(end) === CENTRAL_HEADER;
 }
 
-async function* zipDocuments(zip: ZipFile, buffer: Buffer, name: string, entries: Entry[], rejected: Rejection[]): AsyncGenerator<OsvDocument> {
+async function* zipDocuments(zip: ZipFile, buffer: Buffer, name: string, entries: Entry[], reject: (rejection: Rejection) => void): AsyncGenerator<OsvDocument[]> {
   try {
     for (const entry of entries) {
       const file = `${name}:${entry.fileName}`;
@@ -104,17 +126,17 @@ async function* zipDocuments(zip: ZipFile, buffer: Buffer, name: string, entries
       try {
         content = await entryBytes(zip, buffer, entry);
       } catch (error) {
-        rejected.push({ file, reason: `cannot be read: ${(error as Error).message}` });
+        reject({ file, reason: `cannot be read: ${(error as Error).message}` });
         continue;
       }
       let value: unknown;
       try {
         value = parseJson(content, (reason) => new Error(reason));
       } catch (error) {
-        rejected.push({ file, reason: (error as Error).message });
+        reject({ file, reason: (error as Error).message });
         continue;
       }
-      yield* recordsOf(value, file);
+      yield [...recordsOf(value, file)];
     }
   } finally {
     zip.close();
@@ -145,10 +167,6 @@ async function entryBytes(zip: ZipFile, buffer: Buffer, entry: Entry): Promise<B
   return content;
 }
 
-async function* asAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
-  yield* items;
-}
-
 /** A file's JSON, which must hold an OSV record or an array of them (each then judged on its own). */
 function parseJson(bytes: Uint8Array, fault: (reason: string) => Error): unknown {
   let value: unknown;
@@ -157,6 +175,10 @@ function parseJson(bytes: Uint8Array, fault: (reason: string) => Error): unknown
   } catch (error) {
     throw fault(`not valid JSON: ${(error as Error).message}`);
   }
+  return recordOrArray(value, fault);
+}
+
+function recordOrArray(value: unknown, fault: (reason: string) => Error): unknown {
   if (value === null || typeof value !== 'object') throw fault(`holds ${value === null ? 'null' : `a ${typeof value}`}, not an OSV record or an array of them`);
   return value;
 }
@@ -166,5 +188,72 @@ function* recordsOf(value: unknown, file: string): Generator<OsvDocument> {
     for (const [i, record] of value.entries()) yield { file: `${file}[${i}]`, record };
   } else {
     yield { file, record: value };
+  }
+}
+
+/** An item of a JSON file: an OSV record, or an entry of the KEV catalogue. */
+export interface JsonDocument extends OsvDocument {
+  kind: 'osv' | 'kev';
+}
+
+/**
+ * The items of a JSON file arriving as text, as they complete: each record of an array, or the one
+ * record a top-level object is, or each entry of a KEV catalogue's `vulnerabilities` (an object
+ * with `catalogVersion` and that array). Only one item is held at a time, so a catalogue or an array
+ * of any length costs the memory of its largest item: when `catalogVersion` comes first, as CISA
+ * writes it; after `vulnerabilities`, the object is read whole to tell what it is. JSON that is not
+ * valid, where it is found, throws DocumentsError (before any item: nothing was imported).
+ */
+export async function* readJson(text: AsyncIterable<string>, name: string): AsyncGenerator<JsonDocument[]> {
+  const splitter = new JsonSplitter((key, earlier) => key === 'vulnerabilities' && earlier.has('catalogVersion'));
+  let streamed = false;
+  // The top-level object's members, kept in a Map so that a "__proto__" member stays a member.
+  const members = new Map<string, unknown>();
+  const fault = (reason: string) => new DocumentsError(reason);
+  const parse = (piece: JsonPiece, file: string): unknown => {
+    try {
+      return JSON.parse(piece.text);
+    } catch (error) {
+      throw new DocumentsError(`not valid JSON: ${(error as Error).message}${file === name ? '' : ` (in ${file})`}`);
+    }
+  };
+  const documents = (pieces: JsonPiece[]): JsonDocument[] => {
+    const out: JsonDocument[] = [];
+    for (const piece of pieces) {
+      if (piece.kind === 'item' && piece.member !== undefined) {
+        streamed = true;
+        const file = `${name}:${piece.member}[${piece.index}]`;
+        out.push({ kind: 'kev', file, record: parse(piece, file) });
+      } else if (piece.kind === 'item') {
+        const file = `${name}[${piece.index}]`;
+        out.push({ kind: 'osv', file, record: parse(piece, file) });
+      } else if (piece.kind === 'member') {
+        members.set(piece.key, parse(piece, name));
+      } else {
+        recordOrArray(parse(piece, name), fault);
+      }
+    }
+    return out;
+  };
+  const split = (take: () => JsonPiece[]): JsonPiece[] => {
+    try {
+      return take();
+    } catch (error) {
+      if (error instanceof JsonSplitError) throw new DocumentsError(`not valid JSON: ${error.message}`);
+      throw error;
+    }
+  };
+  for await (const chunk of text) {
+    const out = documents(split(() => splitter.push(chunk)));
+    if (out.length > 0) yield out;
+  }
+  const out = documents(split(() => splitter.end()));
+  if (out.length > 0) yield out;
+  if (splitter.root !== 'object' || streamed) return;
+  const record = Object.fromEntries(members);
+  if ('catalogVersion' in record && Array.isArray(record.vulnerabilities)) {
+    yield (record.vulnerabilities as unknown[]).map((entry, index) => ({ kind: 'kev', file: `${name}:vulnerabilities[${index}]`, record: entry }));
+  } else {
+    yield [{ kind: 'osv', file: name, record }];
   }
 }

@@ -1,6 +1,7 @@
 /**
  * FIRST's daily EPSS scores (epss_scores-YYYY-MM-DD.csv): a comment line
- * `#model_version:...,score_date:...`, the header `cve,epss,percentile`, then one row per CVE. Pure.
+ * `#model_version:...,score_date:...`, the header `cve,epss,percentile`, then one row per CVE. Pure:
+ * read a line at a time, so a file of any length costs the memory of one line.
  */
 export interface EpssScore {
   cve: string;
@@ -8,15 +9,8 @@ export interface EpssScore {
   percentile: number;
 }
 
-export interface EpssScores {
-  /** The comment line's fields (model_version, score_date), when it has them. */
-  model_version: string | null;
-  score_date: string | null;
-  scores: EpssScore[];
-  rejected: { line: number; reason: string }[];
-}
-
-const CVE = /^CVE-\d{4}-\d{4,}$/;
+/** A CVE id, its number bounded: the id is an indexed key, which PostgreSQL refuses past 2,704 bytes. */
+export const CVE = /^CVE-\d{4}-\d{4,19}$/;
 
 /** The CSV's first line, the comment or the header, tells it from JSON and zips. */
 export function isEpssCsv(head: string): boolean {
@@ -24,41 +18,36 @@ export function isEpssCsv(head: string): boolean {
   return first.startsWith('#model_version:') || /^cve,epss,percentile$/i.test(first);
 }
 
-export function parseEpss(text: string): EpssScores {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  let model_version: string | null = null;
-  let score_date: string | null = null;
-  // A CVE listed twice keeps its last row.
-  const scores = new Map<string, EpssScore>();
-  const rejected: EpssScores['rejected'] = [];
-  let columns: { cve: number; epss: number; percentile: number } | null = null;
-  lines.forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === '') return;
-    if (line.startsWith('#')) {
-      for (const field of line.slice(1).split(',')) {
-        const [key, value] = field.split(/:(.*)/s);
-        if (key === 'model_version') model_version = value ?? null;
-        if (key === 'score_date') score_date = value ?? null;
-      }
-      return;
-    }
+/** The file's lines in order, each read into a score, a rejection's reason, or nothing (comments, the header, blank lines). */
+export class EpssReader {
+  /** The number of the line last read, from 1. */
+  lineNumber = 0;
+  private columns: { cve: number; epss: number; percentile: number } | null = null;
+
+  line(raw: string): EpssScore | { reason: string } | null {
+    this.lineNumber++;
+    const line = (this.lineNumber === 1 ? raw.replace(/^\uFEFF/, '') : raw).trim();
+    if (line === '') return null;
+    if (line.startsWith('#')) return null;
     const cells = line.split(',').map((c) => c.trim());
-    if (!columns) {
+    if (!this.columns) {
       const names = cells.map((c) => c.toLowerCase());
-      columns = { cve: names.indexOf('cve'), epss: names.indexOf('epss'), percentile: names.indexOf('percentile') };
-      if (columns.cve < 0 || columns.epss < 0 || columns.percentile < 0) throw new EpssError('the header must name cve, epss and percentile');
-      return;
+      this.columns = { cve: names.indexOf('cve'), epss: names.indexOf('epss'), percentile: names.indexOf('percentile') };
+      if (this.columns.cve < 0 || this.columns.epss < 0 || this.columns.percentile < 0) throw new EpssError('the header must name cve, epss and percentile');
+      return null;
     }
-    const cve = (cells[columns.cve] ?? '').toUpperCase();
-    const probability = Number(cells[columns.epss]);
-    const percentile = Number(cells[columns.percentile]);
-    if (!CVE.test(cve)) rejected.push({ line: i + 1, reason: 'cve is not a CVE id' });
-    else if (!inUnit(probability) || !inUnit(percentile)) rejected.push({ line: i + 1, reason: 'epss and percentile must be numbers from 0 to 1' });
-    else scores.set(cve, { cve, probability, percentile });
-  });
-  if (!columns) throw new EpssError('there is no header line cve,epss,percentile');
-  return { model_version, score_date, scores: [...scores.values()], rejected };
+    const cve = (cells[this.columns.cve] ?? '').toUpperCase();
+    const probability = Number(cells[this.columns.epss]);
+    const percentile = Number(cells[this.columns.percentile]);
+    if (!CVE.test(cve)) return { reason: 'cve is not a CVE id' };
+    if (!inUnit(probability) || !inUnit(percentile)) return { reason: 'epss and percentile must be numbers from 0 to 1' };
+    return { cve, probability, percentile };
+  }
+
+  /** After the last line: a file without a header is no EPSS file. */
+  end(): void {
+    if (!this.columns) throw new EpssError('there is no header line cve,epss,percentile');
+  }
 }
 
 export class EpssError extends Error {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { importDocuments, type ImportReport } from './service.js';
-import { DocumentsError, type ZipLimits } from './documents.js';
+import { DocumentsError, Rejections, type ZipLimits } from './documents.js';
 
 /**
  * `scanyard advisories import PATH`: an OSV JSON file, a zip of them, the CISA KEV catalogue, a FIRST
@@ -11,22 +11,23 @@ import { DocumentsError, type ZipLimits } from './documents.js';
  * reported and the others imported.
  */
 export async function importPath(db: Kysely<Database>, target: string, limits: ZipLimits): Promise<ImportReport> {
-  const report: ImportReport = { added: 0, updated: 0, withdrawn: 0, unchanged: 0, rejected: [], rematch_queued: 0, kev: null, epss: null };
+  const report: ImportReport = { added: 0, updated: 0, withdrawn: 0, unchanged: 0, rejected: [], rejected_total: 0, rematch_queued: 0, kev: null, epss: null };
+  const rejections = new Rejections();
   for (const file of await filesOf(target)) {
     let part: ImportReport;
     try {
-      part = await importDocuments(db, await fs.readFile(file), file, limits);
+      part = await importDocuments(db, { path: file }, file, limits);
     } catch (error) {
       if (!(error instanceof DocumentsError)) throw error;
-      report.rejected.push({ file, reason: error.message });
+      rejections.add({ file, reason: error.message });
       continue;
     }
     for (const key of ['added', 'updated', 'withdrawn', 'unchanged', 'rematch_queued'] as const) report[key] += part[key];
-    report.rejected.push(...part.rejected);
+    rejections.addAll({ listed: part.rejected, total: part.rejected_total });
     if (part.kev !== null) report.kev = part.kev;
     if (part.epss !== null) report.epss = part.epss;
   }
-  return report;
+  return { ...report, rejected: rejections.listed, rejected_total: rejections.total };
 }
 
 async function filesOf(target: string): Promise<string[]> {

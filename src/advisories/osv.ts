@@ -52,9 +52,28 @@ export class OsvError extends Error {
 const RANGE_TYPES = new Set(['SEMVER', 'ECOSYSTEM', 'GIT']);
 const EVENT_KINDS = ['introduced', 'fixed', 'last_affected', 'limit'] as const;
 
+/**
+ * The longest id, alias, ecosystem and package name kept. Each is an indexed key (ids and aliases
+ * twice over, with the package's key), and PostgreSQL refuses a key of over 2,704 bytes: at four
+ * bytes a character these stay under it. Real ones are far shorter; a record exceeding one is refused.
+ */
+const MAX_ID = 200;
+const MAX_ECOSYSTEM = 100;
+const MAX_NAME = 500;
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v !== '') : []);
+/** PostgreSQL text cannot hold NUL (SQLite can): dropped from every text kept, as from scan uploads. */
+const withoutNul = (value: string): string => value.replaceAll('\u0000', '');
+const text = (value: unknown): string | null => {
+  const kept = typeof value === 'string' ? withoutNul(value) : '';
+  return kept.trim() !== '' ? kept : null;
+};
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.flatMap((v) => (typeof v === 'string' && withoutNul(v) !== '' ? [withoutNul(v)] : [])) : []);
+
+function bounded(value: string, field: string, max: number): string {
+  if (value.length > max) throw new OsvError(`"${field}" is longer than ${max} characters`);
+  return value;
+}
 
 /** An RFC 3339 timestamp, kept as UTC ISO text so that stored values compare as strings. */
 function timestamp(value: unknown, field: string, required: true): string;
@@ -71,16 +90,17 @@ function timestamp(value: unknown, field: string, required: boolean): string | n
 
 export function parseOsv(record: unknown): Advisory {
   if (!isObject(record)) throw new OsvError('an OSV record must be a JSON object');
-  const id = text(record.id);
-  if (!id || id.length > 200) throw new OsvError('"id" is missing');
-  const affected = Array.isArray(record.affected) ? record.affected.map(parseAffected) : [];
+  const found = text(record.id);
+  if (!found) throw new OsvError('"id" is missing');
+  const id = bounded(found, 'id', MAX_ID);
+  const affected = Array.isArray(record.affected) ? record.affected.map((entry, i) => parseAffected(entry, `affected[${i}].package`)) : [];
   const scored = cvssScore(record.severity) ?? affectedScore(record.affected);
   return {
     id,
     modified: timestamp(record.modified, 'modified', true),
     published: timestamp(record.published, 'published', false),
     withdrawn: timestamp(record.withdrawn, 'withdrawn', false),
-    aliases: [...new Set(strings(record.aliases))].filter((alias) => alias !== id),
+    aliases: [...new Set(strings(record.aliases))].filter((alias) => alias !== id).map((alias) => bounded(alias, 'aliases', MAX_ID)),
     summary: text(record.summary),
     details: text(record.details),
     severity: scored !== null ? cvssSeverity(scored) : wordSeverity(record) ?? 'medium',
@@ -94,11 +114,13 @@ export function parseOsv(record: unknown): Advisory {
   };
 }
 
-function parseAffected(value: unknown): AffectedPackage | null {
+function parseAffected(value: unknown, field: string): AffectedPackage | null {
   if (!isObject(value) || !isObject(value.package)) return null;
   const ecosystem = text(value.package.ecosystem);
   const name = text(value.package.name);
   if (!ecosystem || !name) return null;
+  bounded(ecosystem, `${field}.ecosystem`, MAX_ECOSYSTEM);
+  bounded(name, `${field}.name`, MAX_NAME);
   const ranges: AffectedRange[] = [];
   for (const range of Array.isArray(value.ranges) ? value.ranges : []) {
     if (!isObject(range) || typeof range.type !== 'string' || !RANGE_TYPES.has(range.type) || !Array.isArray(range.events)) continue;
@@ -106,7 +128,7 @@ function parseAffected(value: unknown): AffectedPackage | null {
     for (const event of range.events) {
       if (!isObject(event)) continue;
       const kind = EVENT_KINDS.find((k) => typeof event[k] === 'string');
-      if (kind) events.push({ [kind]: event[kind] as string });
+      if (kind) events.push({ [kind]: withoutNul(event[kind] as string) });
     }
     ranges.push({ type: range.type as AffectedRange['type'], events });
   }

@@ -7,7 +7,7 @@ import { refKey, type RefKind } from '../domain/ref-name.js';
 export function presentImportReport(report: ImportReport): ImportReportJson {
   return {
     added: report.added, updated: report.updated, withdrawn: report.withdrawn, unchanged: report.unchanged,
-    rejected: report.rejected.map((r) => ({ file: r.file, reason: r.reason })), rematch_queued: report.rematch_queued,
+    rejected: report.rejected.map((r) => ({ file: r.file, reason: r.reason })), rejected_total: report.rejected_total, rematch_queued: report.rematch_queued,
     kev: report.kev, epss: report.epss,
   };
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { KevEntry } from './kev.js';
 import type { EpssScore } from './epss.js';
@@ -8,24 +8,39 @@ const CHUNK = 1000;
 
 /**
  * KEV and EPSS are published as whole snapshots (a CVE dropped from one is no longer listed), so an
- * import replaces the table in one transaction: readers see the old snapshot or the new one.
+ * import replaces the table in one transaction: readers see the old snapshot or the new one. The
+ * rows are written as they are read, never held together; a CVE listed twice keeps its last row.
+ * Each returns how many CVEs the table then holds.
  */
 export function priorityStore(db: Kysely<Database>) {
   return {
-    async replaceKev(entries: KevEntry[]): Promise<void> {
-      await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('kev_entries').execute();
-        for (let i = 0; i < entries.length; i += CHUNK) await trx.insertInto('kev_entries').values(entries.slice(i, i + CHUNK)).execute();
-      });
-    },
-
-    async replaceEpss(scores: EpssScore[]): Promise<void> {
-      await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('epss_scores').execute();
-        for (let i = 0; i < scores.length; i += CHUNK) await trx.insertInto('epss_scores').values(scores.slice(i, i + CHUNK)).execute();
-      });
-    },
+    replaceKev: (entries: AsyncIterable<KevEntry>) => replace(db, 'kev_entries', entries),
+    replaceEpss: (scores: AsyncIterable<EpssScore>) => replace(db, 'epss_scores', scores),
   };
+}
+
+async function replace<T extends 'kev_entries' | 'epss_scores'>(db: Kysely<Database>, table: T, rows: AsyncIterable<Insertable<Database[T]> & { cve: string }>): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    await trx.deleteFrom(table).execute();
+    // By CVE within a chunk: PostgreSQL refuses an INSERT that would update one row twice.
+    let chunk = new Map<string, Insertable<Database[T]>>();
+    const write = async () => {
+      if (chunk.size === 0) return;
+      const values = [...chunk.values()];
+      chunk = new Map();
+      const columns = Object.keys(values[0]!).filter((column) => column !== 'cve');
+      const excluded = Object.fromEntries(columns.map((column) => [column, sql.ref(`excluded.${column}`)]));
+      await trx.insertInto(table).values(values as never).onConflict((oc) => oc.column('cve').doUpdateSet(excluded as never)).execute();
+    };
+    for await (const row of rows) {
+      chunk.delete(row.cve);
+      chunk.set(row.cve, row);
+      if (chunk.size === CHUNK) await write();
+    }
+    await write();
+    const { count } = await trx.selectFrom(table as 'epss_scores').select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow();
+    return Number(count);
+  });
 }
 
 /**

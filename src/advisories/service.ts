@@ -4,22 +4,26 @@ import type { Actor } from '../domain/actor.js';
 import type { Policy } from '../policy.js';
 import { badRequest, notFound } from '../problem.js';
 import type { Page } from '../db/page.js';
+import { transactions } from '../db/transaction.js';
 import { advisoryStore, type AdvisoryFilters } from './store.js';
 import { parseOsv, OsvError, type Advisory } from './osv.js';
-import { DocumentsError, readDocuments, type Rejection, type ZipLimits } from './documents.js';
+import { DocumentsError, isZip, readJson, readZip, Rejections, type JsonDocument, type OsvDocument, type Rejection, type ZipLimits } from './documents.js';
 import { enqueueRematch } from './rematch-store.js';
 import { sourceStore } from './sources-store.js';
-import { gunzipSync } from 'node:zlib';
-import { isKevCatalogue, parseKev } from './kev.js';
-import { EpssError, isEpssCsv, parseEpss } from './epss.js';
+import { kevEntry, type KevEntry } from './kev.js';
+import { EpssError, EpssReader, isEpssCsv, type EpssScore } from './epss.js';
 import { priorityStore } from './priorities-store.js';
+import { linesOf, openInput, textOf, turns, type ImportInput } from './input.js';
 
 export interface ImportReport {
   added: number;
   updated: number;
   withdrawn: number;
   unchanged: number;
+  /** The first rejections (REJECTIONS_LISTED), each with why. */
   rejected: Rejection[];
+  /** How many records, rows or files were rejected in all. */
+  rejected_total: number;
   /** Repository refs queued to be matched again because advisories of their packages changed. */
   rematch_queued: number;
   /** CVEs listed by the KEV catalogue imported, null when the input was not one. */
@@ -28,62 +32,81 @@ export interface ImportReport {
   epss: number | null;
 }
 
-const GZIP_MAGIC = [0x1f, 0x8b];
-
 /**
  * Imports what an operator or a sync source hands over, told apart by content (gzip or not): the
- * CISA KEV catalogue or a FIRST EPSS CSV replaces its snapshot; anything else is read as OSV.
+ * CISA KEV catalogue or a FIRST EPSS CSV replaces its snapshot; anything else is read as OSV. Every
+ * input is read as it is imported, so memory follows its largest record, not its size, and the
+ * thread lets other work run every few milliseconds.
  */
-export async function importDocuments(db: Kysely<Database>, raw: Uint8Array, name: string, limits: ZipLimits): Promise<ImportReport> {
-  const bytes = GZIP_MAGIC.every((byte, i) => raw[i] === byte) ? inflate(raw, limits) : raw;
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 200)).toString('utf8');
-  if (isEpssCsv(head)) return importEpss(db, bytes, name);
-  if (/^\s*\{/.test(head)) {
-    const kev = kevOf(bytes);
-    if (kev) return importKev(db, kev, name);
+export async function importDocuments(db: Kysely<Database>, input: ImportInput, name: string, limits: ZipLimits): Promise<ImportReport> {
+  const opened = await openInput(input, limits);
+  if (isEpssCsv(opened.head.toString('utf8'))) return importEpss(db, textOf(opened.chunks()), name);
+  const rejections = new Rejections();
+  if (isZip(opened.head)) {
+    const unreadable = new Rejections();
+    const report = await importOsv(db, await readZip(await opened.whole(), name, limits, (r) => unreadable.add(r)), rejections);
+    // Files that could not be read first, then records that are not OSV, as the report has always listed them.
+    unreadable.addAll(rejections);
+    return withRejections(report, unreadable);
   }
-  return importOsv(db, bytes, name, limits);
+  const documents = readJson(textOf(opened.chunks()), name);
+  // The first items say what the file is; JSON that cannot be read up to them imports nothing.
+  const first = await documents.next();
+  const all = (async function* () {
+    if (!first.done) yield first.value;
+    yield* documents;
+  })();
+  if (!first.done && first.value[0]!.kind === 'kev') return importKev(db, all);
+  return withRejections(await importOsv(db, all, rejections), rejections);
 }
 
-function emptyReport(rejected: Rejection[] = []): ImportReport {
-  return { added: 0, updated: 0, withdrawn: 0, unchanged: 0, rejected, rematch_queued: 0, kev: null, epss: null };
+function emptyReport(): ImportReport {
+  return { added: 0, updated: 0, withdrawn: 0, unchanged: 0, rejected: [], rejected_total: 0, rematch_queued: 0, kev: null, epss: null };
 }
 
-function inflate(raw: Uint8Array, limits: ZipLimits): Uint8Array {
-  try {
-    return gunzipSync(raw, { maxOutputLength: limits.maxInflatedBytes });
-  } catch (error) {
-    throw new DocumentsError(`the gzip cannot be read: ${(error as Error).message}`);
+function withRejections(report: ImportReport, rejections: Rejections): ImportReport {
+  return { ...report, rejected: rejections.listed, rejected_total: rejections.total };
+}
+
+async function importKev(db: Kysely<Database>, documents: AsyncIterable<JsonDocument[]>): Promise<ImportReport> {
+  const rejections = new Rejections();
+  const turn = turns();
+  async function* entries(): AsyncGenerator<KevEntry> {
+    for await (const items of documents) {
+      for (const item of items) {
+        const entry = kevEntry(item.record);
+        if ('reason' in entry) rejections.add({ file: item.file, reason: entry.reason });
+        else yield entry;
+        if (turn.due()) await turn.pause();
+      }
+    }
   }
+  const kev = await priorityStore(db).replaceKev(entries());
+  return { ...withRejections(emptyReport(), rejections), kev };
 }
 
-/** The KEV catalogue when the bytes are one; JSON that is not (or not JSON at all) is left to the OSV reader. */
-function kevOf(bytes: Uint8Array) {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
-  } catch {
-    return null;
+async function importEpss(db: Kysely<Database>, text: AsyncIterable<string>, name: string): Promise<ImportReport> {
+  const rejections = new Rejections();
+  const reader = new EpssReader();
+  const turn = turns();
+  async function* scores(): AsyncGenerator<EpssScore> {
+    for await (const lines of linesOf(text)) {
+      for (const line of lines) {
+        const read = reader.line(line);
+        if (read && 'reason' in read) rejections.add({ file: `${name}:${reader.lineNumber}`, reason: read.reason });
+        else if (read) yield read;
+        if (turn.due()) await turn.pause();
+      }
+    }
+    reader.end();
   }
-  return isKevCatalogue(value) ? value : null;
-}
-
-async function importKev(db: Kysely<Database>, value: Parameters<typeof parseKev>[0], name: string): Promise<ImportReport> {
-  const catalogue = parseKev(value);
-  await priorityStore(db).replaceKev(catalogue.entries);
-  return { ...emptyReport(catalogue.rejected.map((r) => ({ file: `${name}:vulnerabilities[${r.index}]`, reason: r.reason }))), kev: catalogue.entries.length };
-}
-
-async function importEpss(db: Kysely<Database>, bytes: Uint8Array, name: string): Promise<ImportReport> {
-  let parsed;
   try {
-    parsed = parseEpss(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+    const epss = await priorityStore(db).replaceEpss(scores());
+    return { ...withRejections(emptyReport(), rejections), epss };
   } catch (error) {
     if (error instanceof EpssError) throw new DocumentsError(`the EPSS file cannot be read: ${error.message}`);
     throw error;
   }
-  await priorityStore(db).replaceEpss(parsed.scores);
-  return { ...emptyReport(parsed.rejected.map((r) => ({ file: `${name}:${r.line}`, reason: r.reason }))), epss: parsed.scores.length };
 }
 
 /** Records per transaction: big enough that commits stop mattering, small enough to hold in memory. */
@@ -94,43 +117,61 @@ const STATISTICS_AFTER = 1000;
 
 /**
  * Imports OSV records. Each record stands alone: a bad one is reported with its file and reason
- * and the rest go on. Refs whose components name a package an added, changed or withdrawn record
- * affects are queued for re-matching in the uploads queue, so a crash loses none of them. Records
- * are read as the batches take them, and a batch goes once saved: a zip of 100,000 records is never
- * held inflated or parsed as a whole.
+ * and the rest go on. Records are read as the batches take them, and a batch goes once saved: a zip
+ * of 100,000 records is never held inflated or parsed as a whole. Refs whose components name a
+ * package an added, changed or withdrawn record affects are queued for re-matching in the uploads
+ * queue in the transaction that saves the batch, so neither a crash nor a later batch that fails
+ * loses the re-match of what was saved.
  */
-async function importOsv(db: Kysely<Database>, bytes: Uint8Array, name: string, limits: ZipLimits): Promise<ImportReport> {
-  const { documents, rejected } = await readDocuments(bytes, name, limits);
+async function importOsv(db: Kysely<Database>, documents: AsyncIterable<OsvDocument[]>, rejections: Rejections): Promise<ImportReport> {
   const store = advisoryStore(db);
+  const inTransaction = transactions(db, (trx) => ({ advisories: advisoryStore(trx), rematch: (keys: string[]) => enqueueRematch(trx, keys) }));
   const report = emptyReport();
-  const invalid: Rejection[] = [];
-  const touched = new Set<string>();
+  const turn = turns();
+  let changed = 0;
+  let analysedAt = 0;
   let batch = new Map<string, Advisory>();
   const flush = async () => {
-    for (const saved of await store.saveBatch([...batch.values()])) {
-      report[saved.outcome]++;
-      for (const key of saved.keys) touched.add(key);
-    }
+    const advisories = [...batch.values()];
     batch = new Map();
-  };
-  for await (const document of documents) {
-    let advisory;
-    try {
-      advisory = parseOsv(document.record);
-    } catch (error) {
-      if (!(error instanceof OsvError)) throw error;
-      invalid.push({ file: document.file, reason: error.message });
-      continue;
+    if (advisories.length === 0) return;
+    const queued = await inTransaction(async ({ advisories: saving, rematch }) => {
+      const saved = await saving.saveBatch(advisories);
+      for (const { outcome } of saved) report[outcome]++;
+      return rematch([...new Set(saved.flatMap((s) => s.keys))]);
+    });
+    report.rematch_queued += queued;
+    changed = report.added + report.updated + report.withdrawn;
+    if (analysedAt === 0 && changed >= STATISTICS_AFTER) {
+      await store.refreshStatistics();
+      analysedAt = changed;
     }
-    // A record repeated in one import is saved after the first, as if imported one by one.
-    if (batch.has(advisory.id) || batch.size === IMPORT_BATCH) await flush();
-    batch.set(advisory.id, advisory);
+  };
+  try {
+    for await (const items of documents) {
+      for (const document of items) {
+        let advisory;
+        try {
+          advisory = parseOsv(document.record);
+        } catch (error) {
+          if (!(error instanceof OsvError)) throw error;
+          rejections.add({ file: document.file, reason: error.message });
+          continue;
+        }
+        // A record repeated in one import is saved after the first, as if imported one by one.
+        if (batch.has(advisory.id) || batch.size === IMPORT_BATCH) await flush();
+        batch.set(advisory.id, advisory);
+        if (turn.due()) await turn.pause();
+      }
+    }
+    await flush();
+  } catch (error) {
+    const saved = report.added + report.updated + report.withdrawn + report.unchanged;
+    if (error instanceof DocumentsError && saved > 0) throw new DocumentsError(`${error.message} (the ${saved} records before it were imported)`);
+    throw error;
   }
-  await flush();
-  // Files that could not be read first, then records that are not OSV, as the report has always listed them.
-  report.rejected = [...rejected, ...invalid];
-  if (report.added + report.updated + report.withdrawn >= STATISTICS_AFTER) await store.refreshStatistics();
-  report.rematch_queued = await enqueueRematch(db, [...touched]);
+  // Refreshed once the first thousand were saved, for the re-matches already queued; again at the end.
+  if (analysedAt > 0 && changed > analysedAt) await store.refreshStatistics();
   return report;
 }
 
@@ -174,7 +215,7 @@ export function advisoryService(db: Kysely<Database>, policy: Policy, limits: Zi
     /** Refuses before the body is read, as uploads do, so that a refused import costs nothing. */
     mayImport: (actor: Actor) => policy.require(actor, 'advisory.import'),
 
-    async import(actor: Actor, bytes: Buffer): Promise<ImportReport> {
+    async import(actor: Actor, bytes: Uint8Array): Promise<ImportReport> {
       await policy.require(actor, 'advisory.import');
       if (bytes.length === 0) throw badRequest('The body is empty; send an OSV record, a JSON array of records, a zip of them, the CISA KEV catalogue or a FIRST EPSS CSV.');
       try {

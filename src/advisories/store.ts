@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { AdvisoriesTable, Database } from '../db/schema.js';
 import { now } from '../db/time.js';
 import { dialectOf } from '../db/index.js';
@@ -67,50 +67,49 @@ export function advisoryStore(db: Kysely<Database>) {
     },
 
     /**
-     * Stores each record unless the stored one is as new or newer (`modified`), in one transaction
-     * for the batch: on PostgreSQL a commit per record made importing OSV's npm export take minutes.
-     * Ids must be distinct within a batch (the caller starts a new batch when one repeats). Returns,
-     * per record, what happened and the package keys whose matches may change (old and new record's).
+     * Stores each record unless the stored one is as new or newer (`modified`). Called in one
+     * transaction for the batch (the store is made on it): on PostgreSQL a commit per record made
+     * importing OSV's npm export take minutes. Ids must be distinct within a batch (the caller starts
+     * a new batch when one repeats). Returns, per record, what happened and the package keys whose
+     * matches may change (old and new record's).
      */
     async saveBatch(advisories: Advisory[]): Promise<{ outcome: ImportOutcome; keys: string[] }[]> {
       if (advisories.length === 0) return [];
-      return db.transaction().execute(async (trx) => {
-        const ids = advisories.map((a) => a.id);
-        const stored = new Map((await trx.selectFrom('advisories').select(['id', 'modified', 'withdrawn']).where('id', 'in', ids).execute()).map((r) => [r.id, r]));
-        const changed = advisories.filter((a) => { const s = stored.get(a.id); return !s || s.modified < a.modified; });
-        const replaced = changed.filter((a) => stored.has(a.id)).map((a) => a.id);
-        const oldKeys = new Map<string, string[]>();
-        if (replaced.length > 0) {
-          for (const r of await trx.selectFrom('advisory_packages').select(['advisory_id', 'package_key']).where('advisory_id', 'in', replaced).execute()) {
-            if (r.package_key !== null) oldKeys.set(r.advisory_id, [...(oldKeys.get(r.advisory_id) ?? []), r.package_key]);
-          }
-          await trx.deleteFrom('advisory_aliases').where('advisory_id', 'in', replaced).execute();
-          await trx.deleteFrom('advisory_packages').where('advisory_id', 'in', replaced).execute();
-          await trx.deleteFrom('advisory_ecosystems').where('advisory_id', 'in', replaced).execute();
+      const ids = advisories.map((a) => a.id);
+      const stored = new Map((await db.selectFrom('advisories').select(['id', 'modified', 'withdrawn']).where('id', 'in', ids).execute()).map((r) => [r.id, r]));
+      const changed = advisories.filter((a) => { const s = stored.get(a.id); return !s || s.modified < a.modified; });
+      const replaced = changed.filter((a) => stored.has(a.id)).map((a) => a.id);
+      const oldKeys = new Map<string, string[]>();
+      if (replaced.length > 0) {
+        for (const r of await db.selectFrom('advisory_packages').select(['advisory_id', 'package_key']).where('advisory_id', 'in', replaced).execute()) {
+          if (r.package_key !== null) oldKeys.set(r.advisory_id, [...(oldKeys.get(r.advisory_id) ?? []), r.package_key]);
         }
-        const at = now();
-        const rows = changed.map((a) => ({
-          id: a.id, modified: a.modified, published: a.published, withdrawn: a.withdrawn,
-          aliases: JSON.stringify(a.aliases), summary: a.summary, details: a.details,
-          severity: a.severity, cvss_score: a.cvssScore, imported_at: at,
-          references: a.references.length > 0 ? JSON.stringify(a.references) : null,
-        }));
-        for (const { id, ...row } of rows.filter((r) => stored.has(r.id))) await trx.updateTable('advisories').set(row).where('id', '=', id).execute();
-        await insertChunked(trx, 'advisories', rows.filter((r) => !stored.has(r.id)));
-        await insertChunked(trx, 'advisory_aliases', changed.flatMap((a) => a.aliases.map((alias) => ({ alias, advisory_id: a.id }))));
-        await insertChunked(trx, 'advisory_packages', changed.flatMap((a) => a.affected.map((p, ordinal) => ({
-          advisory_id: a.id, ordinal, ecosystem: p.ecosystem, name: p.name, package_key: p.key,
-          ranges: JSON.stringify(p.ranges), versions: JSON.stringify(p.versions),
-        }))));
-        await insertChunked(trx, 'advisory_ecosystems', changed.flatMap((a) => [...new Set(a.affected.map((p) => p.ecosystem))]
-          .map((ecosystem) => ({ advisory_id: a.id, ecosystem, modified: a.modified }))));
-        return advisories.map((advisory) => {
-          const before = stored.get(advisory.id);
-          if (before && before.modified >= advisory.modified) return { outcome: 'unchanged' as const, keys: [] };
-          const keys = [...(oldKeys.get(advisory.id) ?? []), ...advisory.affected.map((a) => a.key).filter((k): k is string => k !== null)];
-          const outcome: ImportOutcome = advisory.withdrawn && !before?.withdrawn ? 'withdrawn' : before ? 'updated' : 'added';
-          return { outcome, keys: [...new Set(keys)] };
-        });
+        await db.deleteFrom('advisory_aliases').where('advisory_id', 'in', replaced).execute();
+        await db.deleteFrom('advisory_packages').where('advisory_id', 'in', replaced).execute();
+        await db.deleteFrom('advisory_ecosystems').where('advisory_id', 'in', replaced).execute();
+      }
+      const at = now();
+      const rows = changed.map((a) => ({
+        id: a.id, modified: a.modified, published: a.published, withdrawn: a.withdrawn,
+        aliases: JSON.stringify(a.aliases), summary: a.summary, details: a.details,
+        severity: a.severity, cvss_score: a.cvssScore, imported_at: at,
+        references: a.references.length > 0 ? JSON.stringify(a.references) : null,
+      }));
+      for (const { id, ...row } of rows.filter((r) => stored.has(r.id))) await db.updateTable('advisories').set(row).where('id', '=', id).execute();
+      await insertChunked(db, 'advisories', rows.filter((r) => !stored.has(r.id)));
+      await insertChunked(db, 'advisory_aliases', changed.flatMap((a) => a.aliases.map((alias) => ({ alias, advisory_id: a.id }))));
+      await insertChunked(db, 'advisory_packages', changed.flatMap((a) => a.affected.map((p, ordinal) => ({
+        advisory_id: a.id, ordinal, ecosystem: p.ecosystem, name: p.name, package_key: p.key,
+        ranges: JSON.stringify(p.ranges), versions: JSON.stringify(p.versions),
+      }))));
+      await insertChunked(db, 'advisory_ecosystems', changed.flatMap((a) => [...new Set(a.affected.map((p) => p.ecosystem))]
+        .map((ecosystem) => ({ advisory_id: a.id, ecosystem, modified: a.modified }))));
+      return advisories.map((advisory) => {
+        const before = stored.get(advisory.id);
+        if (before && before.modified >= advisory.modified) return { outcome: 'unchanged' as const, keys: [] };
+        const keys = [...(oldKeys.get(advisory.id) ?? []), ...advisory.affected.map((a) => a.key).filter((k): k is string => k !== null)];
+        const outcome: ImportOutcome = advisory.withdrawn && !before?.withdrawn ? 'withdrawn' : before ? 'updated' : 'added';
+        return { outcome, keys: [...new Set(keys)] };
       });
     },
 
@@ -217,9 +216,9 @@ export function advisoryStore(db: Kysely<Database>) {
 const ROWS_PER_INSERT = 500;
 
 async function insertChunked<T extends 'advisories' | 'advisory_aliases' | 'advisory_packages' | 'advisory_ecosystems'>(
-  trx: Transaction<Database>, table: T, rows: Insertable<Database[T]>[],
+  db: Kysely<Database>, table: T, rows: Insertable<Database[T]>[],
 ): Promise<void> {
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    await trx.insertInto(table).values(rows.slice(i, i + ROWS_PER_INSERT) as never).execute();
+    await db.insertInto(table).values(rows.slice(i, i + ROWS_PER_INSERT) as never).execute();
   }
 }

@@ -51,19 +51,22 @@ export async function syncSource(db: Kysely<Database>, url: string, options: Syn
     await finish({ last_error: `the source answered HTTP ${response.status}` });
     return 'failed';
   }
+  let report;
   try {
-    const report = await importDocuments(db, response.body, fileName(url), options.limits);
-    await finish({
-      etag: header(response, 'etag'), last_modified: header(response, 'last-modified'), synced_at: now(), last_error: null,
-      added: report.added, updated: report.updated, withdrawn: report.withdrawn, unchanged: report.unchanged, rejected: report.rejected.length,
-    });
-    return 'imported';
+    report = await importDocuments(db, response.body, fileName(url), options.limits);
   } catch (error) {
+    // The validators stay those of the last good copy, so the next round fetches again; the error
+    // is the source's to show, whatever failed (a later batch's database error too: the batches
+    // saved before it stay, their re-matches queued).
+    await finish({ last_error: error instanceof DocumentsError ? error.message : `the import failed: ${(error as Error).message}` });
     if (!(error instanceof DocumentsError)) throw error;
-    // The validators stay those of the last good copy, so the next round fetches again.
-    await finish({ last_error: error.message });
     return 'failed';
   }
+  await finish({
+    etag: header(response, 'etag'), last_modified: header(response, 'last-modified'), synced_at: now(), last_error: null,
+    added: report.added, updated: report.updated, withdrawn: report.withdrawn, unchanged: report.unchanged, rejected: report.rejected_total,
+  });
+  return 'imported';
 }
 
 function header(response: GetResponse, name: string): string | null {

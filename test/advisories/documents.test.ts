@@ -1,6 +1,6 @@
 import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { DocumentsError, readDocuments, type ZipLimits } from '../../src/advisories/documents.js';
+import { DocumentsError, readJson, readZip, type Rejection, type ZipLimits } from '../../src/advisories/documents.js';
 
 const LIMITS: ZipLimits = { maxInflatedBytes: 1 << 20, maxEntries: 100 };
 const record = (id: string) => strToU8(JSON.stringify({ id, modified: '2024-01-01T00:00:00Z' }));
@@ -12,8 +12,17 @@ async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 async function read(bytes: Uint8Array, limits = LIMITS) {
-  const { documents, rejected } = await readDocuments(bytes, 'all.zip', limits);
-  return { files: (await all(documents)).map((d) => d.file), rejected };
+  const rejected: Rejection[] = [];
+  const documents = await readZip(bytes, 'all.zip', limits, (r) => rejected.push(r));
+  return { files: (await all(documents)).flat().map((d) => d.file), rejected };
+}
+
+/** The JSON arriving in pieces of `size` characters. */
+async function readText(text: string, size = 7) {
+  async function* pieces() {
+    for (let at = 0; at < text.length; at += size) yield text.slice(at, at + size);
+  }
+  return (await all(readJson(pieces(), 'all.json'))).flat();
 }
 
 /** Where each central directory header starts, and the end record's offset. */
@@ -85,8 +94,8 @@ describe('OSV documents out of a zip', () => {
     const x = directory(twice).headers[1]!;
     twice.set(strToU8('a'), x + 46);
     twice.set(strToU8('a'), new DataView(twice.buffer).getUint32(x + 42, true) + 30);
-    const { documents } = await readDocuments(twice, 'all.zip', LIMITS);
-    expect(await all(documents)).toEqual([{ file: 'all.zip:a.json', record: { id: 'second', modified: '2024-01-01T00:00:00Z' } }]);
+    const documents = await readZip(twice, 'all.zip', LIMITS, () => {});
+    expect((await all(documents)).flat()).toEqual([{ file: 'all.zip:a.json', record: { id: 'second', modified: '2024-01-01T00:00:00Z' } }]);
   });
 
   it('reads stored and deflated entries alike', async () => {
@@ -101,18 +110,18 @@ describe('OSV documents out of a zip', () => {
 
   it('checks the limits from the directory before reading anything', async () => {
     const zip = zipSync({ 'a.json': record('A'), 'b.json': record('B'), 'c.json': record('C') });
-    await expect(readDocuments(zip, 'all.zip', { ...LIMITS, maxEntries: 2 })).rejects.toThrow(new DocumentsError('the zip has more than 2 JSON files'));
-    await expect(readDocuments(zip, 'all.zip', { ...LIMITS, maxInflatedBytes: 100 })).rejects.toThrow(new DocumentsError('the zip inflates to more than 100 bytes'));
+    await expect(readZip(zip, 'all.zip', { ...LIMITS, maxEntries: 2 }, () => {})).rejects.toThrow(new DocumentsError('the zip has more than 2 JSON files'));
+    await expect(readZip(zip, 'all.zip', { ...LIMITS, maxInflatedBytes: 100 }, () => {})).rejects.toThrow(new DocumentsError('the zip inflates to more than 100 bytes'));
     // A bomb: one small entry declaring a small size, and the limit counts what the directory declares.
     const bomb = zipSync({ 'a.json': strToU8(`"${'x'.repeat(1 << 20)}"`) });
     expect(bomb.length).toBeLessThan(5000);
-    await expect(readDocuments(bomb, 'all.zip', LIMITS)).rejects.toThrow(/inflates to more than 1048576 bytes/);
+    await expect(readZip(bomb, 'all.zip', LIMITS, () => {})).rejects.toThrow(/inflates to more than 1048576 bytes/);
   });
 
   it('refuses a zip of more files than its end record counts (over 65,535 without ZIP64), rather than skip the rest', async () => {
     const files: Record<string, Uint8Array> = {};
     for (let i = 0; i < 65_540; i++) files[`${i}.json`] = strToU8('{}');
-    await expect(readDocuments(zipSync(files, { level: 0 }), 'all.zip', { maxInflatedBytes: 1 << 20, maxEntries: 100_000 }))
+    await expect(readZip(zipSync(files, { level: 0 }), 'all.zip', { maxInflatedBytes: 1 << 20, maxEntries: 100_000 }, () => {}))
       .rejects.toThrow(new DocumentsError('the zip holds more files than its end record counts (a zip of more than 65,535 files needs ZIP64)'));
   });
 
@@ -145,9 +154,10 @@ describe('OSV documents out of a zip', () => {
     const local = view.getUint32(headers[1]! + 42, true);
     // b.json's deflated bytes become a block of the reserved type 3.
     zip.fill(0xff, local + 30 + view.getUint16(local + 26, true), local + 30 + view.getUint16(local + 26, true) + 4);
-    const { documents, rejected } = await readDocuments(zip, 'all.zip', LIMITS);
+    const rejected: Rejection[] = [];
+    const documents = await readZip(zip, 'all.zip', LIMITS, (r) => rejected.push(r));
     const reading = documents[Symbol.asyncIterator]();
-    expect((await reading.next()).value).toEqual({ file: 'all.zip:a.json', record: JSON.parse(Buffer.from(good).toString()) });
+    expect((await reading.next()).value).toEqual([{ file: 'all.zip:a.json', record: JSON.parse(Buffer.from(good).toString()) }]);
     expect(rejected).toEqual([]);
     expect((await reading.next()).done).toBe(true);
     expect(rejected).toEqual([{ file: 'all.zip:b.json', reason: expect.stringMatching(/^cannot be read: /) }]);
@@ -176,14 +186,26 @@ describe('OSV documents out of a zip', () => {
     expect([...outcomes]).toEqual(expect.arrayContaining(['refused', 'rejected', 'read 3']));
   });
 
-  it('reads JSON that is no zip: one record, or an array of them; anything else is refused whole', async () => {
-    expect(await read(strToU8('[{"id": "A"}, {"id": "B"}]'))).toEqual({ files: ['all.zip[0]', 'all.zip[1]'], rejected: [] });
-    expect(await read(strToU8('{"id": "A"}'))).toEqual({ files: ['all.zip'], rejected: [] });
+  it('reads JSON that is no zip as it arrives: one record, an array of them, or the KEV catalogue; anything else is refused', async () => {
+    const files = async (text: string, size?: number) => (await readText(text, size)).map((d) => `${d.kind} ${d.file}`);
+    expect(await files('[{"id": "A"}, {"id": "B, ]}"}, 5, "x"]')).toEqual(['osv all.json[0]', 'osv all.json[1]', 'osv all.json[2]', 'osv all.json[3]']);
+    expect(await readText(' [ ] ')).toEqual([]);
+    expect(await readText('{"id": "A\\"}", "__proto__": {"x": 1}}', 1)).toEqual([{ kind: 'osv', file: 'all.json', record: JSON.parse('{"id": "A\\"}", "__proto__": {"x": 1}}') }]);
+    // CISA writes catalogVersion first: its entries are read one at a time; written after them, the catalogue is read whole.
+    const catalogue = { title: 'KEV', catalogVersion: '2025.03.14', count: 2, vulnerabilities: [{ cveID: 'CVE-2021-44228' }, { cveID: 'x]"}' }], after: [1] };
+    for (const size of [3, Infinity]) expect(await files(JSON.stringify(catalogue), size)).toEqual(['kev all.json:vulnerabilities[0]', 'kev all.json:vulnerabilities[1]']);
+    const { catalogVersion, ...rest } = catalogue;
+    expect(await files(JSON.stringify({ ...rest, catalogVersion }))).toEqual(['kev all.json:vulnerabilities[0]', 'kev all.json:vulnerabilities[1]']);
+    expect(await files(JSON.stringify(rest))).toEqual(['osv all.json']);
     // Reported as a rejected record, an unreadable file answered 200 to an import through the API.
-    await expect(readDocuments(strToU8('{"id": '), 'all.zip', LIMITS)).rejects.toThrow(DocumentsError);
-    await expect(readDocuments(strToU8('not a zip'), 'all.zip', LIMITS)).rejects.toThrow(/^not valid JSON/);
-    await expect(readDocuments(strToU8('null'), 'all.zip', LIMITS)).rejects.toThrow(new DocumentsError('holds null, not an OSV record or an array of them'));
-    await expect(readDocuments(strToU8('"GHSA-x"'), 'all.zip', LIMITS)).rejects.toThrow(new DocumentsError('holds a string, not an OSV record or an array of them'));
+    await expect(readText('{"id": ')).rejects.toThrow(new DocumentsError('not valid JSON: it ends before the JSON is complete'));
+    await expect(readText('not a zip')).rejects.toThrow(/^not valid JSON/);
+    await expect(readText('[{"id": "A"} {"id": "B"}]')).rejects.toThrow(new DocumentsError('not valid JSON: unexpected "{" at character 13'));
+    await expect(readText('[{"id": "A"}, {"id" "B"}]')).rejects.toThrow(/^not valid JSON: .* \(in all\.json\[1\]\)$/);
+    await expect(readText('[{"id": "A"}] []')).rejects.toThrow(new DocumentsError('not valid JSON: more follows the JSON value at character 14'));
+    await expect(readText('')).rejects.toThrow(new DocumentsError('not valid JSON: it holds no JSON value'));
+    await expect(readText('null')).rejects.toThrow(new DocumentsError('holds null, not an OSV record or an array of them'));
+    await expect(readText('"GHSA-x"')).rejects.toThrow(new DocumentsError('holds a string, not an OSV record or an array of them'));
     // In a zip, such a file is rejected by name and the others are read.
     expect(await read(zipSync({ 'a.json': strToU8('{"id": "A"}'), 'b.json': strToU8('5') }))).toEqual({
       files: ['all.zip:a.json'], rejected: [{ file: 'all.zip:b.json', reason: 'holds a number, not an OSV record or an array of them' }],

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { DB_KINDS } from '../support/db.js';
 import { importPath } from '../../src/advisories/import-path.js';
+import { refuseAdvisory } from '../support/osv.js';
 
 /** OSV records as osv.dev publishes them (schema 1.6). */
 function osv(id: string, fields: Record<string, unknown>) {
@@ -112,7 +113,7 @@ describe.each(DB_KINDS)('advisories on %s', (kind) => {
     expect(first.statusCode, first.body).toBe(200);
     expect(first.json()).toEqual({
       added: 2, updated: 0, withdrawn: 0, unchanged: 0, rematch_queued: 0, kev: null, epss: null,
-      rejected: [{ file: 'body[2]', reason: '"modified" is missing' }, { file: 'body[3]', reason: '"modified" is not an RFC 3339 timestamp' }],
+      rejected: [{ file: 'body[2]', reason: '"modified" is missing' }, { file: 'body[3]', reason: '"modified" is not an RFC 3339 timestamp' }], rejected_total: 2,
     });
     expect((await importAdvisories(LODASH)).json()).toMatchObject({ added: 0, unchanged: 1 });
     expect((await importAdvisories({ ...LODASH, modified: '2023-01-01T00:00:00Z' })).json()).toMatchObject({ unchanged: 1 });
@@ -321,6 +322,61 @@ describe.each(DB_KINDS)('advisories on %s', (kind) => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('stores a record without its NUL characters, and rejects by name one whose id, alias or package name is too long to index', async () => {
+    const withNul = osv('GHSA-nul0-0000-0001', {
+      aliases: ['CVE-2024-\u00000001'], summary: 'A NUL\u0000 in the summary', details: 'and\u0000 in the details',
+      affected: [{ package: { ecosystem: 'npm', name: 'nul\u0000-pkg' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.0.0\u0000' }] }] }],
+    });
+    const long = 'x'.repeat(3000);
+    const res = await importAdvisories([
+      withNul, osv(`GHSA-${long}`, {}), osv('GHSA-long-alia-0001', { aliases: [`CVE-${long}`] }),
+      osv('GHSA-long-name-0001', { affected: [{ package: { ecosystem: 'npm', name: long } }] }), osv('GHSA-fine-0000-0001', {}),
+    ]);
+    expect(res.statusCode, res.body.slice(0, 500)).toBe(200);
+    expect(res.json()).toMatchObject({
+      added: 2, rejected_total: 3, rejected: [
+        { file: 'body[1]', reason: '"id" is longer than 200 characters' },
+        { file: 'body[2]', reason: '"aliases" is longer than 200 characters' },
+        { file: 'body[3]', reason: '"affected[0].package.name" is longer than 500 characters' },
+      ],
+    });
+    const stored = await t.request({ url: '/api/v1/advisories/CVE-2024-0001', headers: { cookie: owner.cookie } });
+    expect(stored.json()).toMatchObject({
+      id: 'GHSA-nul0-0000-0001', summary: 'A NUL in the summary', details: 'and in the details',
+      affected: [{ ecosystem: 'npm', name: 'nul-pkg', ranges: [{ events: [{ introduced: '0' }, { fixed: '1.0.0' }] }] }],
+    });
+    // The KEV catalogue and EPSS scores are keyed by CVE id too.
+    const kev = await importAdvisories({
+      catalogVersion: '2025.01.01', vulnerabilities: [{ cveID: `CVE-2024-${'1'.repeat(3000)}` }, { cveID: 'CVE-2024-0002', vendorProject: 'Ven\u0000dor', product: 'p' }],
+    });
+    expect(kev.statusCode, kev.body.slice(0, 500)).toBe(200);
+    expect(kev.json()).toMatchObject({ kev: 1, rejected_total: 1, rejected: [{ file: 'body:vulnerabilities[0]', reason: 'cveID is not a CVE id' }] });
+    expect(await t.db.kysely.selectFrom('kev_entries').select(['cve', 'vendor_project']).execute()).toEqual([{ cve: 'CVE-2024-0002', vendor_project: 'Vendor' }]);
+    const epss = await importAdvisories(Buffer.from(`cve,epss,percentile\nCVE-2024-${'1'.repeat(3000)},0.5,0.5\nCVE-2024-0002,0.5,0.5\n`), admin.cookie, 'text/csv');
+    expect(epss.statusCode, epss.body.slice(0, 500)).toBe(200);
+    expect(epss.json()).toMatchObject({ epss: 1, rejected_total: 1, rejected: [{ file: 'body:2', reason: 'cve is not a CVE id' }] });
+  });
+
+  it('queues the re-match of each batch it saved, even when a later batch fails', async () => {
+    const repo = await newRepo('batches');
+    await upload(repo, cyclonedx([{ name: 'batch-pkg', version: '1.0.0', purl: 'pkg:npm/batch-pkg@1.0.0' }]));
+    const records = Array.from({ length: 600 }, (_, i) => osv(`GHSA-btch-${String(i).padStart(4, '0')}`, {}));
+    records[0] = osv('GHSA-btch-0000', { affected: [{ package: { ecosystem: 'npm', name: 'batch-pkg' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '2.0.0' }] }] }] });
+    // The second batch of 500 holds a record the database will not store.
+    records[550] = osv('GHSA-refused', {});
+    const allow = await refuseAdvisory(t.db.kysely, 'GHSA-refused');
+    try {
+      expect((await importAdvisories(records)).statusCode).toBe(500);
+    } finally {
+      await allow();
+    }
+    expect(await t.db.kysely.selectFrom('advisories').select('id').where('id', 'in', ['GHSA-btch-0000', 'GHSA-btch-0499', 'GHSA-btch-0500']).orderBy('id').execute())
+      .toEqual([{ id: 'GHSA-btch-0000' }, { id: 'GHSA-btch-0499' }]);
+    // The first batch is saved, and so is its re-match: the repository's finding opens without a new upload.
+    expect(await t.drain()).toBe(1);
+    expect((await findings(repo)).map((f) => [f.rule_id, f.state])).toEqual([['GHSA-btch-0000', 'open']]);
   });
 
   // Last: its repository and advisories would show in the lists the tests above read.

@@ -7,6 +7,7 @@ import { DB_KINDS } from '../support/db.js';
 import { startAdvisorySync, syncSource } from '../../src/advisories/sync.js';
 import { sourceStore } from '../../src/advisories/sources-store.js';
 import { advisorySyncOptions } from '../../src/services.js';
+import { refuseAdvisory } from '../support/osv.js';
 
 const RECORD = {
   schema_version: '1.6.0', id: 'GHSA-c2qf-rxjj-qqgw', modified: '2024-01-05T00:00:00Z', aliases: ['CVE-2022-25883'],
@@ -100,6 +101,22 @@ describe.each(DB_KINDS)('advisory sync on %s', (kind) => {
     await stop();
     expect(lines[0]).toMatchObject({ url: `${url}?token=[redacted]&ecosystem=npm` });
     expect(JSON.stringify(lines)).not.toContain('mirror-secret');
+  });
+
+  it('records on the source why an import failed, whatever failed, and lets the source go', async () => {
+    state.body = Buffer.from(JSON.stringify([{ ...RECORD, id: 'GHSA-refused' }]));
+    state.etag = '"v3"';
+    const allow = await refuseAdvisory(t.db.kysely, 'GHSA-refused');
+    try {
+      await expect(syncSource(t.db.kysely, url, advisorySyncOptions(t.config))).rejects.toThrow(/refused by the test/);
+    } finally {
+      await allow();
+    }
+    const [source] = await sources();
+    expect(source).toMatchObject({ etag: '"v1"', last_error: expect.stringMatching(/^the import failed: .*refused by the test/) });
+    // The next round takes the source again and imports it.
+    expect(await syncSource(t.db.kysely, url, advisorySyncOptions(t.config))).toBe('imported');
+    expect((await sources())[0]).toMatchObject({ etag: '"v3"', last_error: null, counts: { added: 1 } });
   });
 
   it('shows the sources to site administrators only', async () => {

@@ -94,7 +94,7 @@ describe.each(DB_KINDS)('KEV and EPSS on %s', (kind) => {
     expect(kev.statusCode, kev.body).toBe(200);
     expect(kev.json()).toEqual({
       added: 0, updated: 0, withdrawn: 0, unchanged: 0, rematch_queued: 0, kev: 2, epss: null,
-      rejected: [{ file: 'body:vulnerabilities[2]', reason: 'cveID is not a CVE id' }],
+      rejected: [{ file: 'body:vulnerabilities[2]', reason: 'cveID is not a CVE id' }], rejected_total: 1,
     });
     const epss = await importBody(gzipSync(EPSS));
     expect(epss.statusCode, epss.body).toBe(200);

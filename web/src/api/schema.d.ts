@@ -6503,11 +6503,13 @@ export interface paths {
                             withdrawn: number;
                             /** @description Records not newer than the stored one. */
                             unchanged: number;
-                            /** @description Records or files refused, each with why; the rest were imported. */
+                            /** @description The first 100 records, rows or files refused, each with why; the rest were imported. */
                             rejected: {
                                 file: string;
                                 reason: string;
                             }[];
+                            /** @description How many were refused in all (`rejected` lists the first 100). */
+                            rejected_total: number;
                             /** @description Repository refs queued to be matched again because advisories of their packages changed. */
                             rematch_queued: number;
                             /** @description CVEs in the CISA KEV catalogue imported (it replaces the previous one); null when none was. */
