@@ -195,10 +195,16 @@ export function trackingStore(trx: Transaction<Database>, db: Db) {
 
     /** The purls the repository's stored SBOMs give these bom-refs (what a CycloneDX VEX's affects[].ref names). */
     async purlsOfRefs(repositoryId: string, refs: string[]): Promise<Map<string, string>> {
-      if (refs.length === 0) return new Map();
-      const rows = await trx.selectFrom('components').select(['ref', 'purl'])
-        .where('repository_id', '=', repositoryId).where('ref', 'in', refs).where('purl', 'is not', null).execute();
-      return new Map(rows.map((r) => [r.ref!, r.purl!]));
+      // Every stored statement's refs: past 65,535 parameters in one list PostgreSQL refuses the
+      // query, and every later upload to the repository with it.
+      const distinct = [...new Set(refs)];
+      const purls = new Map<string, string>();
+      for (let i = 0; i < distinct.length; i += CHUNK) {
+        const rows = await trx.selectFrom('components').select(['ref', 'purl'])
+          .where('repository_id', '=', repositoryId).where('ref', 'in', distinct.slice(i, i + CHUNK)).where('purl', 'is not', null).execute();
+        for (const r of rows) purls.set(r.ref!, r.purl!);
+      }
+      return purls;
     },
 
     /**
