@@ -87,7 +87,7 @@ const RULES = {
 } satisfies Record<string, OrgRule | RepoRule | SiteRule>;
 
 type Rules = typeof RULES;
-/** Actions on one repository: their target carries the actor's roles on it (RepoInOrg). */
+/** Actions on one repository: their target carries the actor's roles on it (InOrg.repo). */
 export type RepoAction = { [A in keyof Rules]: Rules[A] extends RepoRule ? A : never }[keyof Rules];
 export type OrgAction = { [A in keyof Rules]: Rules[A] extends OrgRule ? A : never }[keyof Rules] | RepoAction;
 export type SiteAction = Exclude<keyof Rules, OrgAction>;
