@@ -1,13 +1,18 @@
 import { scopeCovers, type Actor, type KeyScope } from './domain/actor.js';
-import type { OrgRole } from './db/schema.js';
+import type { BaseRole, OrgRole, RepoRole } from './db/schema.js';
 import { forbidden, notFound } from './problem.js';
 
 /**
  * Every access decision of the service, asked one way: `policy.require(actor, action, target)`.
  *
  * - Site administrators may do everything in an org; any signed-in user may create one.
- * - Members read the org, its repos, teams and members, and upload scan results.
- * - Owners also update and delete the org and add or remove its repos, teams and members.
+ * - Members read the org, its teams and members. What they may do to a repository is their role on
+ *   it: the best of the org's base role (base_role "read": "triage" on every repository, the rights
+ *   members always had; "none": nothing) and the roles their teams hold on it. read: see it, its
+ *   results and components, upload; triage: also dismiss and reopen findings; admin: also its
+ *   policy, badge token and deleting analyses. A repository the member holds no role on is 404.
+ * - Owners (and site administrators) hold admin on every repository; they also update and delete
+ *   the org and add or remove its repos, teams and members.
  * - A key narrowed to some orgs acts in those only (even an administrator's), and creates none.
  * - Not visible answers 404 exactly like not existing, so ids cannot be probed; visible but not
  *   allowed answers 403.
@@ -18,11 +23,15 @@ import { forbidden, notFound } from './problem.js';
 
 /** Who may, for actions on something inside an org (the target names the org). */
 type OrgRule = { in: 'org'; least: 'member' | 'owner'; keyScope?: KeyScope };
+/** Who may, for actions on one repository (the target carries the actor's roles on it): the least role needed. */
+type RepoRule = { in: 'repo'; least: RepoRole; keyScope?: KeyScope };
 /** Who may, for actions on the site as a whole (no org involved). */
 type SiteRule = { in: 'site'; allow: (actor: Actor) => boolean; denied: string };
 
 const members: OrgRule = { in: 'org', least: 'member' };
 const owners: OrgRule = { in: 'org', least: 'owner' };
+const repoReaders: RepoRule = { in: 'repo', least: 'read' };
+const repoAdmins: RepoRule = { in: 'repo', least: 'admin' };
 const signedIn: SiteRule = { in: 'site', allow: () => true, denied: '' };
 // An administrator's key narrowed to some orgs is no administrator of the site: what these rules
 // allow reaches every org.
@@ -41,26 +50,30 @@ const RULES = {
   'org.manage': owners,
   'member.read': members,
   'member.manage': owners,
-  'repo.read': members,
+  'repo.read': repoReaders,
+  // Deleting a repository is the org's business: owners only (a team's admin may not).
   'repo.manage': owners,
   'team.read': members,
   'team.manage': owners,
-  'scan.read': members,
-  'scan.upload': members,
-  'analysis.read': members,
-  'analysis.delete': owners,
-  'finding.read': members,
-  // Any member may triage; a key needs write on top of the route's own scope.
-  'finding.triage': { ...members, keyScope: 'write' },
-  'vex.read': members,
+  'scan.read': repoReaders,
+  'scan.upload': repoReaders,
+  'analysis.read': repoReaders,
+  'analysis.delete': repoAdmins,
+  'finding.read': repoReaders,
+  // Triage needs the triage role; a key needs write on top of the route's own scope.
+  'finding.triage': { in: 'repo', least: 'triage', keyScope: 'write' },
+  'vex.read': repoReaders,
   'suppression.read': members,
   'suppression.manage': owners,
-  // Gates: members read policies and gates; owners set policies and rotate badge tokens. A badge
-  // itself is shown to whoever holds the repository's badge token.
-  'policy.read': members,
-  'policy.manage': owners,
-  'gate.read': members,
-  'badge.manage': owners,
+  // Gates: readers read policies and gates; a repository's admins set its policy and rotate its badge
+  // token. A badge itself is shown to whoever holds the repository's badge token.
+  'policy.read': repoReaders,
+  'policy.manage': repoAdmins,
+  'gate.read': repoReaders,
+  // The org's own policy, which repositories inherit.
+  'org_policy.read': members,
+  'org_policy.manage': owners,
+  'badge.manage': repoAdmins,
   'audit.read': owners,
   // Hooks carry a secret and send the org's findings elsewhere: owners only, reading included.
   'webhook.read': owners,
@@ -71,10 +84,12 @@ const RULES = {
   'advisory.sources': siteAdmins('Only site administrators may see the advisory sources.'),
   'component.search': signedIn,
   'user.search': signedIn,
-} satisfies Record<string, OrgRule | SiteRule>;
+} satisfies Record<string, OrgRule | RepoRule | SiteRule>;
 
 type Rules = typeof RULES;
-export type OrgAction = { [A in keyof Rules]: Rules[A] extends OrgRule ? A : never }[keyof Rules];
+/** Actions on one repository: their target carries the actor's roles on it (InOrg.repo). */
+export type RepoAction = { [A in keyof Rules]: Rules[A] extends RepoRule ? A : never }[keyof Rules];
+export type OrgAction = { [A in keyof Rules]: Rules[A] extends OrgRule ? A : never }[keyof Rules] | RepoAction;
 export type SiteAction = Exclude<keyof Rules, OrgAction>;
 
 /**
@@ -85,6 +100,17 @@ export interface InOrg {
   orgId: string;
   what: string;
   role?: OrgRole | null;
+  /**
+   * For an action on one repository: the org's base role and the best role the actor's teams hold
+   * on it (null: none), read with the repository. Any action on a repository needs it, so that a
+   * repository the actor holds no role on is 404 whatever is asked.
+   */
+  repo?: RepoGrants;
+}
+
+export interface RepoGrants {
+  baseRole: BaseRole;
+  teamRole: RepoRole | null;
 }
 
 export type OrgAccess = 'admin' | OrgRole;
@@ -98,6 +124,23 @@ export interface PolicyLookups {
 }
 
 const OWNERS_ONLY = 'Only owners of the organization (and site administrators) may do this.';
+const REPO_RANK: Record<RepoRole, number> = { read: 1, triage: 2, admin: 3 };
+const needsRole = (role: RepoRole) => `This needs the "${role}" role on the repository (a team of yours may hold it; owners hold every role).`;
+
+/**
+ * The actor's role on a repository of an org they see with `access`: admin for owners and site
+ * administrators, else the best of the base role's grant and their teams'. Null: none (not visible).
+ */
+export function repoRoleOf(access: OrgAccess | null, grants: RepoGrants): RepoRole | null {
+  if (!access) return null;
+  if (access !== 'member') return 'admin';
+  // base_role "read" keeps what members always could: read, upload and triage every repository.
+  const base: RepoRole | null = grants.baseRole === 'read' ? 'triage' : null;
+  const team = grants.teamRole;
+  if (base === null) return team;
+  if (team === null) return base;
+  return REPO_RANK[team] > REPO_RANK[base] ? team : base;
+}
 
 /**
  * A key narrowed to some orgs acts in those only, even for an administrator. Membership itself is
@@ -114,10 +157,20 @@ function accessOf(actor: Actor, orgId: string, role: OrgRole | null): OrgAccess 
   return role;
 }
 
-/** Throws 404 when the org is not visible to the actor, 403 when visible but `rule` does not allow. */
-function check(actor: Actor, rule: OrgRule, access: OrgAccess | null, what: string): OrgAccess {
+/**
+ * Throws 404 when the org (or, with `repo`, the repository) is not visible to the actor, 403 when
+ * visible but `rule` does not allow.
+ */
+function check(actor: Actor, rule: OrgRule | RepoRule, access: OrgAccess | null, target: InOrg, action: string): OrgAccess {
+  const what = target.what;
   if (!access) throw notFound(what);
-  if (rule.least === 'owner' && access === 'member') throw forbidden(OWNERS_ONLY);
+  if (rule.in === 'repo' && !target.repo) throw new Error(`${action} needs the actor's roles on the repository`);
+  if (target.repo) {
+    const role = repoRoleOf(access, target.repo);
+    if (!role) throw notFound(what);
+    if (rule.in === 'repo' && REPO_RANK[role] < REPO_RANK[rule.least]) throw forbidden(needsRole(rule.least));
+  }
+  if (rule.in === 'org' && rule.least === 'owner' && access === 'member') throw forbidden(OWNERS_ONLY);
   if (rule.keyScope && actor.key && !scopeCovers(actor.key.scope, rule.keyScope)) {
     throw forbidden(`This API key has the "${actor.key.scope}" scope; this request needs "${rule.keyScope}".`);
   }
@@ -135,13 +188,13 @@ export function createPolicy(lookups: PolicyLookups) {
   async function require(actor: Actor, action: SiteAction): Promise<void>;
   async function require(actor: Actor, action: OrgAction, target: InOrg): Promise<OrgAccess>;
   async function require(actor: Actor, action: keyof Rules, target?: InOrg): Promise<OrgAccess | void> {
-    const rule: OrgRule | SiteRule = RULES[action];
+    const rule: OrgRule | RepoRule | SiteRule = RULES[action];
     if (rule.in === 'site') {
       if (!rule.allow(actor)) throw forbidden(rule.denied);
       return;
     }
     if (!target) throw new Error(`${action} needs the org it applies to`);
-    return check(actor, rule, await roleIn(actor, target), target.what);
+    return check(actor, rule, await roleIn(actor, target), target, action);
   }
 
   return {
@@ -150,6 +203,15 @@ export function createPolicy(lookups: PolicyLookups) {
     /** The orgs GET /orgs lists: the caller's own (all for an administrator), within the key's. */
     orgListScope(actor: Actor): { memberOf: string | null; onlyIds: string[] | null } {
       return { memberOf: actor.isAdmin ? null : actor.user.id, onlyIds: actor.key?.orgIds ?? null };
+    },
+
+    /**
+     * Whose roles filter a list, count or search across repositories (repos/store.ts, readableBy):
+     * the actor's own, or null for a site administrator, who reads every repository (a narrowed
+     * key's orgs are filtered by the list's own org scope).
+     */
+    repoReader(actor: Actor): string | null {
+      return actor.isAdmin ? null : actor.user.id;
     },
 
     /** Of the actor's orgs, those a narrowed key lets it see (GET /me). */

@@ -6,6 +6,7 @@ import { paginate, type Page, type Paged } from '../db/page.js';
 import { containsIgnoringCase } from '../db/like.js';
 import type { Advisory } from './osv.js';
 import { inKev } from './priorities-store.js';
+import { readableBy } from '../policy-store.js';
 
 /** A component of a ref and one affected entry of its package; the entry's columns are null when none is stored. */
 export interface ComponentAffected {
@@ -52,7 +53,7 @@ export function advisoryStore(db: Kysely<Database>) {
     .innerJoin('repos', 'repos.id', 'findings.repository_id')
     .where('findings.analysis_id', 'in', (eb) => eb.selectFrom('analyses').select('id').where('tool', '=', 'advisories'))
     .where('findings.state', '=', 'open')
-    .$if(scope.memberOf !== null, (q) => q.where('repos.org_id', 'in', (eb) => eb.selectFrom('memberships').select('org_id').where('user_id', '=', scope.memberOf!)))
+    .$if(scope.memberOf !== null, (q) => q.where(readableBy(scope.memberOf!)))
     .$if(scope.onlyIds !== null, (q) => q.where('repos.org_id', 'in', scope.onlyIds!));
   return {
     /**

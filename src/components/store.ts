@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
+import { readableBy } from '../policy-store.js';
 
 /** Which repositories a caller may see: members' orgs (null: any), within a key's orgs (null: any). */
 export interface ComponentScope {
@@ -36,7 +37,7 @@ export function componentStore(db: Kysely<Database>) {
         .innerJoin('refs', 'refs.id', 'analyses.ref_id')
         .innerJoin('repos', 'repos.id', 'components.repository_id')
         .innerJoin('orgs', 'orgs.id', 'repos.org_id')
-        .$if(scope.memberOf !== null, (q) => q.where('repos.org_id', 'in', (eb) => eb.selectFrom('memberships').select('org_id').where('user_id', '=', scope.memberOf!)))
+        .$if(scope.memberOf !== null, (q) => q.where(readableBy(scope.memberOf!)))
         .$if(scope.onlyIds !== null, (q) => q.where('repos.org_id', 'in', scope.onlyIds!))
         .$if(filters.packageKey !== undefined, (q) => q.where('components.package_key', '=', filters.packageKey!))
         .$if(filters.version !== undefined, (q) => q.where('components.version', '=', filters.version!))

@@ -45,12 +45,12 @@ export function gateService(db: Kysely<Database>, authorizedRepo: AuthorizedRepo
     judgeRepository,
 
     async orgPolicy(actor: Actor, orgId: string): Promise<Policy> {
-      await access.require(actor, 'policy.read', { orgId, what: ORG });
+      await access.require(actor, 'org_policy.read', { orgId, what: ORG });
       return policies.orgPolicy(orgId);
     },
 
     async setOrgPolicy(actor: Actor, orgId: string, document: Policy, ip: string): Promise<Policy> {
-      await access.require(actor, 'policy.manage', { orgId, what: ORG });
+      await access.require(actor, 'org_policy.manage', { orgId, what: ORG });
       const problems = policyProblems(document);
       if (problems.length) throw badRequest('The policy is not valid.', problems);
       await policies.setOrgPolicy(orgId, document, now());

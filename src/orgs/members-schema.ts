@@ -11,6 +11,10 @@ export const MemberSchema = Type.Object({
   ...ProfileFields,
   role: Role,
   joined_at: Time,
+  state: Type.Union([Type.Literal('pending'), Type.Literal('active')], { description: '"pending" until the user first signs in.' }),
+  source: Type.Union([Type.Literal('local'), Type.Literal('forge'), Type.Literal('idp'), Type.Literal('scim')], {
+    description: 'Where the membership comes from: made here, synced from the forge, granted by the IdP, provisioned by SCIM.',
+  }),
 }, { title: 'Member' });
 export type MemberJson = Static<typeof MemberSchema>;
 

@@ -7,6 +7,7 @@ export function presentOrg(row: OrgWithCounts): OrgJson {
     name: row.name,
     description: row.description,
     repo_count: row.repo_count,
+    base_role: row.base_role,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -3,11 +3,16 @@ import { PageQuery } from '../http/pagination.js';
 import { Timestamps } from '../http/schemas.js';
 import { DescriptionField, NameField } from './names.js';
 
+const BaseRoleSchema = Type.Union([Type.Literal('read'), Type.Literal('none')], {
+  description: 'What every member may do to every repository: "read" (read, upload and triage every repository; the default) or "none" (only what their teams hold). Owners hold every role on every repository.',
+});
+
 export const OrgSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
   description: Type.String(),
-  repo_count: Type.Integer({ minimum: 0 }),
+  repo_count: Type.Integer({ minimum: 0, description: 'The repositories the caller may read.' }),
+  base_role: BaseRoleSchema,
   ...Timestamps,
 }, { title: 'Organization' });
 export type OrgJson = Static<typeof OrgSchema>;
@@ -20,6 +25,7 @@ export const CreateOrgBody = Type.Object({
 export const UpdateOrgBody = Type.Object({
   name: Type.Optional(NameField('across the service')),
   description: Type.Optional(DescriptionField),
+  base_role: Type.Optional(BaseRoleSchema),
 }, { additionalProperties: false, description: 'Fields left out keep their value.' });
 
 export const OrgListQuery = Type.Object({

@@ -1,4 +1,5 @@
 import type { Actor } from '../domain/actor.js';
+import type { BaseRole } from '../db/schema.js';
 import type { AuditStore } from '../audit/store.js';
 import type { Page } from '../db/page.js';
 import type { InTransaction } from '../db/transaction.js';
@@ -15,8 +16,8 @@ export interface NewOrg {
   name: string;
   description?: string;
 }
-/** Fields left out keep their value. */
-export type OrgChanges = Partial<NewOrg>;
+/** Fields left out keep their value. `base_role`: what every member may do to every repository (policy.ts). */
+export type OrgChanges = Partial<NewOrg> & { base_role?: BaseRole };
 
 /** An org and its first owner are written together: an org never exists without one. */
 export type OrgTx = { orgs: OrgStore; members: MemberStore };
@@ -25,8 +26,9 @@ const ORG = 'The organization';
 const duplicate = (name: string) => `An organization named "${name}" already exists (names are compared ignoring case).`;
 
 export function orgService(orgs: OrgStore, policy: Policy, inTransaction: InTransaction<OrgTx>, audit: AuditStore) {
-  async function load(id: string): Promise<OrgWithCounts> {
-    const org = await orgs.byId(id);
+  /** The org, its repo_count what the actor may read. */
+  async function load(id: string, actor: Actor): Promise<OrgWithCounts> {
+    const org = await orgs.byId(id, policy.repoReader(actor));
     if (!org) throw notFound(ORG);
     return org;
   }
@@ -37,7 +39,7 @@ export function orgService(orgs: OrgStore, policy: Policy, inTransaction: InTran
 
     async get(actor: Actor, id: string): Promise<OrgWithCounts> {
       await policy.require(actor, 'org.read', inOrg(id));
-      return load(id);
+      return load(id, actor);
     },
 
     async create(actor: Actor, input: NewOrg, ip: string): Promise<OrgWithCounts> {
@@ -57,9 +59,10 @@ export function orgService(orgs: OrgStore, policy: Policy, inTransaction: InTran
       const fields = {
         ...(changes.name !== undefined ? { name: changes.name, name_key: nameKey(changes.name) } : {}),
         ...(changes.description !== undefined ? { description: changes.description } : {}),
+        ...(changes.base_role !== undefined ? { base_role: changes.base_role } : {}),
       };
       await conflictOnDuplicate(() => orgs.update(id, { ...fields, updated_at: now() }), duplicate(changes.name ?? ''));
-      const org = await load(id);
+      const org = await load(id, actor);
       await audit.record({ action: 'org.updated', actor: actor.user, orgId: id, ip, target: { type: 'org', id }, details: changes });
       return org;
     },

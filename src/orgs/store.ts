@@ -3,6 +3,7 @@ import type { Database, OrgRow } from '../db/schema.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
 import { containsIgnoringCase } from '../db/like.js';
 import { dialectOf } from '../db/index.js';
+import { readableBy } from '../policy-store.js';
 
 export type OrgWithCounts = OrgRow & { repo_count: number };
 
@@ -15,8 +16,10 @@ export interface OrgListScope {
   onlyIds: string[] | null;
 }
 
-const repoCount = (eb: ExpressionBuilder<Database, 'orgs'>) =>
-  eb.selectFrom('repos').whereRef('repos.org_id', '=', 'orgs.id').select((c) => c.fn.countAll<number>().as('n')).as('repo_count');
+/** The org's repositories `readerId` may read (null: all of them). */
+const repoCount = (readerId: string | null) => (eb: ExpressionBuilder<Database, 'orgs'>) =>
+  eb.selectFrom('repos').whereRef('repos.org_id', '=', 'orgs.id').$if(readerId !== null, (q) => q.where(readableBy(readerId!)))
+    .select((c) => c.fn.countAll<number>().as('n')).as('repo_count');
 
 export function orgStore(db: Kysely<Database>) {
   const dialect = dialectOf(db);
@@ -28,8 +31,9 @@ export function orgStore(db: Kysely<Database>) {
       await db.insertInto('orgs').values(org).execute();
     },
 
-    async byId(id: string): Promise<OrgWithCounts | undefined> {
-      const row = await db.selectFrom('orgs').selectAll('orgs').select(repoCount).where('orgs.id', '=', id).executeTakeFirst();
+    /** Its repo_count counts what `readerId` may read (null: every repository). */
+    async byId(id: string, readerId: string | null): Promise<OrgWithCounts | undefined> {
+      const row = await db.selectFrom('orgs').selectAll('orgs').select(repoCount(readerId)).where('orgs.id', '=', id).executeTakeFirst();
       return row && counted(row);
     },
 
@@ -42,11 +46,11 @@ export function orgStore(db: Kysely<Database>) {
       }
       if (scope.onlyIds !== null) base = base.where('orgs.id', 'in', scope.onlyIds);
       if (q) base = base.where(containsIgnoringCase(dialect, 'orgs.name_key', q));
-      const { total, items } = await paginate(base, page, (q) => q.selectAll('orgs').select(repoCount).orderBy('orgs.created_at').orderBy('orgs.id'));
+      const { total, items } = await paginate(base, page, (q) => q.selectAll('orgs').select(repoCount(scope.memberOf)).orderBy('orgs.created_at').orderBy('orgs.id'));
       return { total, items: items.map(counted) };
     },
 
-    async update(id: string, fields: Partial<Pick<OrgRow, 'name' | 'name_key' | 'description'>> & { updated_at: string }): Promise<void> {
+    async update(id: string, fields: Partial<Pick<OrgRow, 'name' | 'name_key' | 'description' | 'base_role'>> & { updated_at: string }): Promise<void> {
       await db.updateTable('orgs').set(fields).where('id', '=', id).execute();
     },
 

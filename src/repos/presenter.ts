@@ -12,6 +12,12 @@ export function presentRepo(row: RepoRow | RepoWithScan): RepoJson {
     name: row.name,
     url: row.url,
     default_branch: row.default_branch,
+    forge_id: row.forge_id,
+    full_name: row.full_name,
+    visibility: row.visibility,
+    // Stored as 0/1 on both databases.
+    archived: Boolean(row.archived),
+    gone: Boolean(row.gone),
     created_at: row.created_at,
     updated_at: row.updated_at,
     scan: {

@@ -19,6 +19,11 @@ export const RepoSchema = Type.Object({
   name: Type.String(),
   url: Nullable(Type.String()),
   default_branch: Nullable(Type.String()),
+  forge_id: Nullable(Type.String({ description: "The forge's immutable id, when its organization follows the forge: renames and transfers keep it." })),
+  full_name: Nullable(Type.String({ description: 'owner/name as the forge last said (GitLab: the full path).' })),
+  visibility: Nullable(Type.String({ description: "The forge's visibility: public, private or internal." })),
+  archived: Type.Boolean({ description: 'Archived on the forge.' }),
+  gone: Type.Boolean({ description: 'Deleted on the forge; kept here with its results until an owner deletes it.' }),
   ...Timestamps,
   scan: ScanSummarySchema,
 }, { title: 'Repository' });

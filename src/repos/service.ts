@@ -8,7 +8,7 @@ import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
 import type { OrgAction, Policy } from '../policy.js';
 import { nameKey } from '../orgs/names.js';
-import type { RepoStore, RepoWithRole, RepoWithScan } from './store.js';
+import type { RepoRoles, RepoStore, RepoWithScan } from './store.js';
 import { requestedRef } from '../domain/ref-name.js';
 
 export interface NewRepo {
@@ -20,10 +20,15 @@ export interface NewRepo {
 /** The repository when the actor may do `action` to it; 404 naming `what` when not visible, 403 when not allowed. */
 export type AuthorizedRepo = (actor: Actor, repoId: string, action: OrgAction, what?: string) => Promise<RepoWithScan>;
 /** The same decision on a repository read with the actor's role by another query (undefined: none such). */
-export type AdmitRepo = <R extends Pick<RepoWithRole, 'org_id' | 'member_role'>>(actor: Actor, repo: R | undefined, action: OrgAction, what?: string) => Promise<R>;
+export type AdmitRepo = <R extends RepoRoles & { org_id: string }>(actor: Actor, repo: R | undefined, action: OrgAction, what?: string) => Promise<R>;
 
 const REPO = 'The repository';
 const ORG = 'The organization';
+
+/** The policy's target for an action on a repository read with the actor's roles. */
+const inRepo = (repo: RepoRoles & { org_id: string }, what: string) => ({
+  orgId: repo.org_id, role: repo.member_role, what, repo: { baseRole: repo.base_role, teamRole: repo.team_role },
+});
 
 export function repoService(repos: RepoStore, policy: Policy, audit: AuditStore) {
   /**
@@ -36,9 +41,9 @@ export function repoService(repos: RepoStore, policy: Policy, audit: AuditStore)
   }
 
   /** The same decision on a repository another query read with the actor's role (undefined: no such repository). */
-  async function admitted<R extends Pick<RepoWithRole, 'org_id' | 'member_role'>>(actor: Actor, repo: R | undefined, action: OrgAction, what = REPO): Promise<R> {
+  async function admitted<R extends RepoRoles & { org_id: string }>(actor: Actor, repo: R | undefined, action: OrgAction, what = REPO): Promise<R> {
     if (!repo) throw notFound(what);
-    await policy.require(actor, action, { orgId: repo.org_id, role: repo.member_role, what });
+    await policy.require(actor, action, inRepo(repo, what));
     return repo;
   }
 
@@ -53,13 +58,14 @@ export function repoService(repos: RepoStore, policy: Policy, audit: AuditStore)
     async lookup(actor: Actor, orgName: string, repoName: string): Promise<RepoWithScan> {
       const repo = await repos.byNamesFor(nameKey(orgName), nameKey(repoName), actor.user.id);
       if (!repo) throw notFound(REPO);
-      await policy.require(actor, 'repo.read', { orgId: repo.org_id, role: repo.member_role, what: REPO });
+      await policy.require(actor, 'repo.read', inRepo(repo, REPO));
       return repo;
     },
 
+    /** The org's repositories the actor may read (policy.repoReader: all, or filtered by their roles). */
     async list(actor: Actor, orgId: string, q: string, page: Page) {
-      await policy.require(actor, 'repo.read', { orgId, what: ORG });
-      return repos.page(orgId, q, page);
+      await policy.require(actor, 'org.read', { orgId, what: ORG });
+      return repos.page(orgId, policy.repoReader(actor), q, page);
     },
 
     async create(actor: Actor, orgId: string, input: NewRepo, ip: string): Promise<RepoRow> {

@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { AnalysesTable, ComponentRow, Database, FindingRow, FindingsTable, RepoStatusRow } from '../db/schema.js';
 import { SCAN_COLUMNS, type RepoWithRole } from '../repos/store.js';
+import { teamRoleOn } from '../policy-store.js';
 import type { RefName } from '../domain/ref-name.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
 import type { Severity } from '../domain/scan.js';
@@ -49,7 +50,7 @@ export type RefStatus = Omit<RepoStatusRow, 'repository_id'> & { base_ref: strin
  * The repository as the status read has it (what the decision and the status row need), the named
  * ref's analyses, and its row (null: it has no results), decoded only when asked for.
  */
-export type StatusRead = Pick<RepoWithRole, 'id' | 'org_id' | 'default_branch' | 'member_role' | keyof Omit<RepoStatusRow, 'repository_id'>> & {
+export type StatusRead = Pick<RepoWithRole, 'id' | 'org_id' | 'default_branch' | 'member_role' | 'base_role' | 'team_role' | keyof Omit<RepoStatusRow, 'repository_id'>> & {
   analyses: AnalysisStatus[];
   refRow(): RefStatus | null;
 };
@@ -71,14 +72,16 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
   // them (JSON written with its totals, instead of joined, sorted and built here on every request:
   // without them, PostgreSQL's status read ran 19-33% faster). Few columns on purpose: each is a
   // value to decode on every request (on PostgreSQL a timestamp is a Date made and formatted).
-  // Parameters: the user id, the ref's kind and name (null: the default branch as stored, else
-  // main), the repository id.
+  // Parameters: the user id (the team role's subquery), the user id again (the membership join), the
+  // ref's kind and name (null: the default branch as stored, else main), the repository id.
   const statusOfRef = compiledOnce(db, db.selectFrom('repos')
+    .innerJoin('orgs', 'orgs.id', 'repos.org_id')
     .leftJoin('repo_status', 'repo_status.repository_id', 'repos.id')
     .leftJoin('memberships', (join) => join.onRef('memberships.org_id', '=', 'repos.org_id').on('memberships.user_id', '=', ''))
     .leftJoin('refs', (join) => join.onRef('refs.repository_id', '=', 'repos.id').on('refs.kind', '=', '')
       .on('refs.name', '=', sql<string>`coalesce(${''}, nullif(${sql.ref('repos.default_branch')}, ''), 'main')`))
-    .select(['repos.id', 'repos.org_id', 'repos.default_branch', ...SCAN_COLUMNS, 'memberships.role as member_role'])
+    .select(['repos.id', 'repos.org_id', 'repos.default_branch', ...SCAN_COLUMNS, 'memberships.role as member_role', 'orgs.base_role'])
+    .select((eb) => teamRoleOn(eb, ''))
     .select((eb) => eb.case().when('refs.id', 'is', null).then(null).else((dialect === 'postgres' ? postgresJsonObject : sqliteJsonObject)({
       base_ref: eb.ref('refs.base_ref'), state: eb.ref('refs.state'), last_upload_at: eb.ref('refs.last_upload_at'),
       last_completed_at: eb.ref('refs.last_completed_at'), open_critical: eb.ref('refs.open_critical'), open_high: eb.ref('refs.open_high'),
@@ -100,7 +103,7 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
      * stored, else main) and its analyses. Undefined when the repository does not exist.
      */
     async status(userId: string, repositoryId: string, ref: RefName | null): Promise<StatusRead | undefined> {
-      const [row] = await statusOfRef(userId, ref?.kind ?? 'branch', ref?.name ?? null, repositoryId);
+      const [row] = await statusOfRef(userId, userId, ref?.kind ?? 'branch', ref?.name ?? null, repositoryId);
       if (!row) return undefined;
       const analyses = row.analyses === null ? [] : JSON.parse(row.analyses) as AnalysisStatus[];
       const refJson = row.ref;

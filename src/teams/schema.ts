@@ -10,8 +10,26 @@ export const TeamSchema = Type.Object({
   name: Type.String(),
   description: Type.String(),
   members: Type.Array(Type.String(), { description: 'User ids.' }),
+  source: Type.Union([Type.Literal('local'), Type.Literal('forge'), Type.Literal('idp'), Type.Literal('scim')], {
+    description: 'Where the team comes from. A "forge" team follows the forge: it cannot be changed here (409).',
+  }),
   ...Timestamps,
 }, { title: 'Team' });
+
+const RepoRoleSchema = Type.Union([Type.Literal('read'), Type.Literal('triage'), Type.Literal('admin')], {
+  description: 'read: see the repository, its results and components, upload; triage: also dismiss and reopen findings; admin: also its policy, badge token and deleting analyses.',
+});
+
+export const TeamRepoSchema = Type.Object({
+  repository_id: Type.String(),
+  name: Type.String(),
+  full_name: Type.Union([Type.String(), Type.Null()], { description: "owner/name on the forge, when the repository follows it." }),
+  role: RepoRoleSchema,
+}, { title: 'TeamRepository' });
+export type TeamRepoJson = Static<typeof TeamRepoSchema>;
+
+export const PutTeamRepoBody = Type.Object({ role: RepoRoleSchema }, { additionalProperties: false });
+export const TeamRepoParams = Type.Object({ id: Type.String(), repo_id: Type.String() });
 export type TeamJson = Static<typeof TeamSchema>;
 
 const Members = Type.Array(Type.String({ maxLength: 100 }), {

@@ -1,9 +1,9 @@
 import type { Actor } from '../domain/actor.js';
 import type { AuditStore } from '../audit/store.js';
-import type { TeamRow } from '../db/schema.js';
+import type { RepoRole, TeamRow } from '../db/schema.js';
 import type { Page } from '../db/page.js';
 import type { InTransaction } from '../db/transaction.js';
-import { notFound, refuseIds } from '../problem.js';
+import { conflict, notFound, refuseIds } from '../problem.js';
 import { conflictOnDuplicate } from '../db/errors.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
@@ -26,6 +26,14 @@ export type TeamChanges = Partial<NewTeam>;
 export type TeamTx = { orgs: OrgStore; members: MemberStore; teams: TeamStore };
 
 const TEAM = 'The team';
+const REPO = 'The repository';
+
+/** A team synced from the forge is the forge's: changed here, the next sync would undo it. */
+function refuseForgeTeam(team: TeamRow): void {
+  if (team.source === 'forge') {
+    throw conflict(`The team "${team.name}" follows the forge: change its members, name and repositories there, and they follow here.`);
+  }
+}
 const duplicate = (name: string) => `This organization already has a team named "${name}" (names are compared ignoring case).`;
 
 export function teamService(teams: TeamStore, policy: Policy, inTransaction: InTransaction<TeamTx>, audit: AuditStore) {
@@ -47,6 +55,45 @@ export function teamService(teams: TeamStore, policy: Policy, inTransaction: InT
   }
 
   return {
+    /** The repositories the team holds and its role on each, as far as the caller may read them. */
+    async repos(actor: Actor, id: string, page: Page) {
+      const team = await load(id);
+      await policy.require(actor, 'team.read', { orgId: team.org_id, what: TEAM });
+      return teams.repos(id, policy.repoReader(actor), page);
+    },
+
+    /** Gives the team `role` on a repository of its org (or changes its role). */
+    async grant(actor: Actor, id: string, repositoryId: string, role: RepoRole, ip: string) {
+      const team = await load(id);
+      await policy.require(actor, 'team.manage', { orgId: team.org_id, what: TEAM });
+      refuseForgeTeam(team);
+      // Another org's repository is answered as a missing one: its id says nothing here.
+      const repo = await teams.repoInOrg(repositoryId, team.org_id);
+      if (!repo) throw notFound(REPO);
+      // The team or the repository deleted since: the foreign keys refuse the row.
+      await teams.grant(id, repositoryId, role).catch(async (error: unknown) => {
+        if (!(await teams.byId(id))) throw notFound(TEAM);
+        if (!(await teams.repoInOrg(repositoryId, team.org_id))) throw notFound(REPO);
+        throw error;
+      });
+      await audit.record({
+        action: 'team.repo_granted', actor: actor.user, orgId: team.org_id, ip, target: { type: 'team', id },
+        details: { team: team.name, repository_id: repositoryId, repository: repo.name, role },
+      });
+      return { repository_id: repositoryId, name: repo.name, full_name: repo.full_name, role };
+    },
+
+    async revoke(actor: Actor, id: string, repositoryId: string, ip: string): Promise<void> {
+      const team = await load(id);
+      await policy.require(actor, 'team.manage', { orgId: team.org_id, what: TEAM });
+      refuseForgeTeam(team);
+      if (!(await teams.revoke(id, repositoryId))) throw notFound('The team\'s role on this repository');
+      await audit.record({
+        action: 'team.repo_revoked', actor: actor.user, orgId: team.org_id, ip, target: { type: 'team', id },
+        details: { team: team.name, repository_id: repositoryId },
+      });
+    },
+
     async list(actor: Actor, orgId: string, page: Page) {
       await policy.require(actor, 'team.read', { orgId, what: 'The organization' });
       return teams.page(orgId, page);
@@ -74,6 +121,7 @@ export function teamService(teams: TeamStore, policy: Policy, inTransaction: InT
     async update(actor: Actor, id: string, changes: TeamChanges, ip: string): Promise<TeamWithMembers> {
       const team = await load(id);
       await policy.require(actor, 'team.manage', { orgId: team.org_id, what: TEAM });
+      refuseForgeTeam(team);
       await conflictOnDuplicate(() => inTransaction(async (tx) => {
         const members = changes.members && await checkMembers(tx, team.org_id, changes.members);
         const updated = await tx.teams.update(id, {
@@ -92,6 +140,7 @@ export function teamService(teams: TeamStore, policy: Policy, inTransaction: InT
     async delete(actor: Actor, id: string, ip: string): Promise<void> {
       const team = await load(id);
       await policy.require(actor, 'team.manage', { orgId: team.org_id, what: TEAM });
+      refuseForgeTeam(team);
       if (!(await teams.delete(id))) throw notFound(TEAM);
       await audit.record({ action: 'team.deleted', actor: actor.user, orgId: team.org_id, ip, target: { type: 'team', id }, details: { name: team.name } });
     },

@@ -9,6 +9,11 @@ import { sarifLog } from '../support/sarif.js';
  * Every endpoint of orgs, repos (and their analyses), teams and members, called by every kind of caller. A session or
  * key of: a stranger (signed in, not in the org), a member, an owner, a site administrator (not in
  * the org); keys with the write scope, the read scope, and narrowed (write) to another org.
+ *
+ * The org's base_role is "none": its repositories are held through teams. The member's team holds
+ * "triage" on every repository the matrix touches (what base_role "read" gives every member, so the
+ * member's column reads as it always has); three more members (TEAM_CALLERS) hold none, "read" and
+ * "admin" through teams of their own.
  */
 const CALLERS = [
   'nobody', 'stranger', 'member', 'owner', 'admin',
@@ -17,7 +22,9 @@ const CALLERS = [
   'owner key:write', 'owner key:read', 'owner key:narrowed',
   'admin key:write', 'admin key:read', 'admin key:narrowed',
 ] as const;
-type Caller = (typeof CALLERS)[number];
+/** Members (sessions) of the base_role "none" org: no team; a team holding "read"; a team holding "admin". */
+const TEAM_CALLERS = ['unteamed', 'team reader', 'team admin'] as const;
+type Caller = (typeof CALLERS)[number] | (typeof TEAM_CALLERS)[number];
 
 /**
  * What an endpoint needs: any caller, one allowed to create orgs, an org reader, an org manager, or
@@ -56,6 +63,8 @@ interface Fixture {
     org(): Promise<Org>;
     repo(): Promise<Repo>;
     team(): Promise<Team>;
+    /** A team of nobody holding "read" on the repository. */
+    teamHolding(repoId: string): Promise<Team>;
     signedInUser(): Promise<string>;
     member(): Promise<string>;
     /** An analysis of the shared repository (one upload, processed). */
@@ -73,7 +82,24 @@ interface Endpoint {
   route: string;
   rule: Rule;
   ok: number;
+  /**
+   * The endpoint acts on one repository: "read" (its readers), "admin" (its admins: a team's admin
+   * role is enough) or "owner" (the org's owners, but a member who holds no role on it gets 404).
+   */
+  repo?: 'read' | 'admin' | 'owner';
   request(f: Fixture): Promise<InjectOptions>;
+}
+
+/** What the TEAM_CALLERS get: the org is visible to them all; a repository only to those who hold it. */
+function teamCallerExpects(caller: (typeof TEAM_CALLERS)[number], endpoint: Endpoint): number {
+  const { rule, repo } = endpoint;
+  if (rule === 'signed-in' || rule === 'create-org') return OK;
+  if (rule === 'site-admin-read' || rule === 'site-admin-write') return 403;
+  if (repo && caller === 'unteamed') return 404;
+  if (rule === 'read') return OK;
+  if (rule === 'triage') return caller === 'team admin' ? OK : 403;
+  if (rule === 'owner-read') return 403;
+  return repo === 'admin' && caller === 'team admin' ? OK : 403;
 }
 
 const ENDPOINTS: Endpoint[] = [
@@ -84,29 +110,32 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'DELETE /orgs/{id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/orgs/${(await f.fresh.org()).id}` }) },
   { route: 'GET /orgs/{org_id}/repos', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/repos` }) },
   { route: 'POST /orgs/{org_id}/repos', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/repos`, payload: { name: f.unique() } }) },
-  { route: 'GET /repos/{id}', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}` }) },
-  { route: 'DELETE /repos/{id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/repos/${(await f.fresh.repo()).id}` }) },
+  { route: 'GET /repos/{id}', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}` }) },
+  { route: 'DELETE /repos/{id}', repo: 'owner', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/repos/${(await f.fresh.repo()).id}` }) },
   { route: 'GET /orgs/{org_id}/teams', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/teams` }) },
   { route: 'POST /orgs/{org_id}/teams', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/teams`, payload: { name: f.unique() } }) },
   { route: 'GET /teams/{id}', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/teams/${f.team.id}` }) },
   { route: 'PUT /teams/{id}', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/teams/${f.team.id}`, payload: { description: f.unique() } }) },
   { route: 'DELETE /teams/{id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/teams/${(await f.fresh.team()).id}` }) },
+  { route: 'GET /teams/{id}/repos', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/teams/${f.team.id}/repos` }) },
+  { route: 'PUT /teams/{id}/repos/{repo_id}', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/teams/${(await f.fresh.team()).id}/repos/${f.repo.id}`, payload: { role: 'read' } }) },
+  { route: 'DELETE /teams/{id}/repos/{repo_id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/teams/${(await f.fresh.teamHolding(f.repo.id)).id}/repos/${f.repo.id}` }) },
   { route: 'GET /orgs/{id}/members', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/members` }) },
   { route: 'GET /orgs/{id}/members/{user_id}', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/members/${f.team.members[0]}` }) },
   { route: 'PUT /orgs/{id}/members/{user_id}', rule: 'manage', ok: 201, request: async (f) => ({ method: 'PUT', url: `/api/v1/orgs/${f.org.id}/members/${await f.fresh.signedInUser()}`, payload: { role: 'member' } }) },
   { route: 'DELETE /orgs/{id}/members/{user_id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/orgs/${f.org.id}/members/${await f.fresh.member()}` }) },
-  { route: 'GET /repos/{id}/refs', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/refs` }) },
-  { route: 'GET /repos/{id}/status?ref=', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/status?ref=refs/heads/main` }) },
-  { route: 'GET /repos/{id}/findings?ref=', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/findings?ref=main` }) },
-  { route: 'GET /repos/{id}/analyses', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/analyses` }) },
-  { route: 'DELETE /repos/{id}/analyses/{analysis_id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/repos/${f.repo.id}/analyses/${await f.fresh.analysis()}` }) },
-  { route: 'GET /repos/lookup', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/lookup?org=${encodeURIComponent(f.org.name)}&name=${f.repo.name}` }) },
+  { route: 'GET /repos/{id}/refs', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/refs` }) },
+  { route: 'GET /repos/{id}/status?ref=', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/status?ref=refs/heads/main` }) },
+  { route: 'GET /repos/{id}/findings?ref=', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/findings?ref=main` }) },
+  { route: 'GET /repos/{id}/analyses', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/analyses` }) },
+  { route: 'DELETE /repos/{id}/analyses/{analysis_id}', repo: 'admin', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/repos/${f.repo.id}/analyses/${await f.fresh.analysis()}` }) },
+  { route: 'GET /repos/lookup', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/lookup?org=${encodeURIComponent(f.org.name)}&name=${f.repo.name}` }) },
   { route: 'GET /orgs/{id}/policy', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/policy` }) },
   { route: 'PUT /orgs/{id}/policy', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/orgs/${f.org.id}/policy`, payload: { fail_on_new: 'critical' } }) },
-  { route: 'GET /repos/{id}/policy', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/policy` }) },
-  { route: 'PUT /repos/{id}/policy', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/repos/${f.repo.id}/policy`, payload: { inherit: true } }) },
-  { route: 'GET /repos/{id}/gate', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/gate` }) },
-  { route: 'POST /repos/{id}/badge-token', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/repos/${f.repo.id}/badge-token` }) },
+  { route: 'GET /repos/{id}/policy', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/policy` }) },
+  { route: 'PUT /repos/{id}/policy', repo: 'admin', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/repos/${f.repo.id}/policy`, payload: { inherit: true } }) },
+  { route: 'GET /repos/{id}/gate', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/gate` }) },
+  { route: 'POST /repos/{id}/badge-token', repo: 'admin', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/repos/${f.repo.id}/badge-token` }) },
   { route: 'GET /orgs/{id}/webhooks', rule: 'owner-read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/webhooks` }) },
   { route: 'POST /orgs/{id}/webhooks', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/webhooks`, payload: { url: 'https://93.184.215.14/in', secret: 'matrix-secret', events: ['upload.completed'] } }) },
   { route: 'GET /orgs/{id}/webhooks/{webhook_id}', rule: 'owner-read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/webhooks/${f.webhook.id}` }) },
@@ -122,11 +151,11 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'POST /advisories/import', rule: 'site-admin-write', ok: 200, request: async () => ({ method: 'POST', url: '/api/v1/advisories/import', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ id: 'GHSA-matr-ixxx-test', modified: '2024-01-01T00:00:00Z', affected: [] }) }) },
   // After the import above, which stores the record it reads.
   { route: 'GET /advisories/{id}', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/advisories/GHSA-matr-ixxx-test' }) },
-  { route: 'GET /findings/{id}', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/findings/${f.finding.id}` }) },
-  { route: 'GET /findings/{id}/history', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/findings/${f.finding.id}/history` }) },
-  { route: 'GET /repos/{id}/vex', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/vex?format=openvex` }) },
-  { route: 'PATCH /findings/{id}', rule: 'triage', ok: 200, request: async (f) => ({ method: 'PATCH', url: `/api/v1/findings/${f.finding.id}`, payload: { state: 'dismissed', reason: 'wont_fix' } }) },
-  { route: 'POST /repos/{id}/findings/triage', rule: 'triage', ok: 200, request: async (f) => ({ method: 'POST', url: `/api/v1/repos/${f.repo.id}/findings/triage`, payload: { ids: [f.finding.id], triage: { state: 'dismissed', reason: 'wont_fix' } } }) },
+  { route: 'GET /findings/{id}', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/findings/${f.finding.id}` }) },
+  { route: 'GET /findings/{id}/history', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/findings/${f.finding.id}/history` }) },
+  { route: 'GET /repos/{id}/vex', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/vex?format=openvex` }) },
+  { route: 'PATCH /findings/{id}', repo: 'read', rule: 'triage', ok: 200, request: async (f) => ({ method: 'PATCH', url: `/api/v1/findings/${f.finding.id}`, payload: { state: 'dismissed', reason: 'wont_fix' } }) },
+  { route: 'POST /repos/{id}/findings/triage', repo: 'read', rule: 'triage', ok: 200, request: async (f) => ({ method: 'POST', url: `/api/v1/repos/${f.repo.id}/findings/triage`, payload: { ids: [f.finding.id], triage: { state: 'dismissed', reason: 'wont_fix' } } }) },
   { route: 'GET /orgs/{id}/suppressions', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/suppressions` }) },
   { route: 'POST /orgs/{id}/suppressions', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/suppressions`, payload: { rule_id: f.unique(), reason: 'wont_fix' } }) },
   { route: 'GET /orgs/{id}/suppressions/{suppression_id}', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/suppressions/${(await f.fresh.suppression()).id}` }) },
@@ -145,6 +174,7 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
     t = await createTestApp(kind);
     const api = orgClient(t);
     const [stranger, member, owner, admin] = await Promise.all(['stranger', 'member', 'owner', 'admin'].map((login) => t.user(login, { admin: login === 'admin' })));
+    const [unteamed, teamReader, teamAdmin] = await Promise.all(['unteamed', 'team-reader', 'team-admin'].map((login) => t.user(login)));
     let counter = 0;
     const unique = () => `thing-${++counter}`;
 
@@ -154,11 +184,28 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
 
     const makeOrg = async () => {
       const org = await api.createOrg(owner!.cookie, unique());
-      await api.setMember(owner!.cookie, org.id, member!.user.id, 'member');
+      for (const user of [member!, unteamed!, teamReader!, teamAdmin!]) await api.setMember(owner!.cookie, org.id, user.user.id, 'member');
       return org;
     };
     const org = await makeOrg();
-    const sharedRepo = await api.createRepo(owner!.cookie, org.id, { name: 'shared-repo' });
+    const baseRole = await t.request({ method: 'PUT', url: `/api/v1/orgs/${org.id}`, headers: { cookie: owner!.cookie }, payload: { base_role: 'none' } });
+    if (baseRole.statusCode !== 200) throw new Error(`setting base_role failed: ${baseRole.statusCode} ${baseRole.body}`);
+    const sharedTeam = await api.createTeam(owner!.cookie, org.id, { name: 'shared-team', members: [member!.user.id] });
+    const readers = await api.createTeam(owner!.cookie, org.id, { name: 'readers', members: [teamReader!.user.id] });
+    const admins = await api.createTeam(owner!.cookie, org.id, { name: 'admins', members: [teamAdmin!.user.id] });
+    const grant = async (teamId: string, repoId: string, role: string) => {
+      const res = await t.request({ method: 'PUT', url: `/api/v1/teams/${teamId}/repos/${repoId}`, headers: { cookie: owner!.cookie }, payload: { role } });
+      if (res.statusCode !== 200) throw new Error(`granting failed: ${res.statusCode} ${res.body}`);
+    };
+    /** A repository held by the teams as the header says. */
+    const makeRepo = async (name: string) => {
+      const repo = await api.createRepo(owner!.cookie, org.id, { name });
+      await grant(sharedTeam.id, repo.id, 'triage');
+      await grant(readers.id, repo.id, 'read');
+      await grant(admins.id, repo.id, 'admin');
+      return repo;
+    };
+    const sharedRepo = await makeRepo('shared-repo');
     const makeWebhook = async () => {
       const res = await t.request({
         method: 'POST', url: `/api/v1/orgs/${org.id}/webhooks`, headers: { cookie: owner!.cookie },
@@ -178,7 +225,7 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
     fixture = {
       org,
       repo: sharedRepo,
-      team: await api.createTeam(owner!.cookie, org.id, { name: 'shared-team', members: [member!.user.id] }),
+      team: sharedTeam,
       webhook,
       finding,
       fresh: {
@@ -195,8 +242,13 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
           return row.id;
         },
         org: makeOrg,
-        repo: () => api.createRepo(owner!.cookie, org.id, { name: unique() }),
+        repo: () => makeRepo(unique()),
         team: () => api.createTeam(owner!.cookie, org.id, { name: unique() }),
+        teamHolding: async (repoId) => {
+          const team = await api.createTeam(owner!.cookie, org.id, { name: unique() });
+          await grant(team.id, repoId, 'read');
+          return team;
+        },
         signedInUser: async () => (await t.user(unique())).user.id,
         member: async () => {
           const { user } = await t.user(unique());
@@ -219,6 +271,9 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
     };
 
     credentials.set('nobody', {});
+    credentials.set('unteamed', { cookie: unteamed!.cookie });
+    credentials.set('team reader', { cookie: teamReader!.cookie });
+    credentials.set('team admin', { cookie: teamAdmin!.cookie });
     const people = { stranger: stranger!, member: member!, owner: owner!, admin: admin! };
     for (const [name, person] of Object.entries(people)) {
       credentials.set(name as Caller, { cookie: person.cookie });
@@ -251,6 +306,13 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
       const res = await t.request({ ...request, headers: { ...request.headers, ...credentials.get(caller) } });
       actual[caller] = res.statusCode;
     }
+    for (const caller of TEAM_CALLERS) {
+      const want = teamCallerExpects(caller, endpoint);
+      expected[caller] = want === OK ? endpoint.ok : want;
+      const request = await endpoint.request(fixture);
+      const res = await t.request({ ...request, headers: { ...request.headers, ...credentials.get(caller) } });
+      actual[caller] = res.statusCode;
+    }
     expect(actual).toEqual(expected);
   });
 
@@ -275,6 +337,12 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
       const none = await t.request({ url: absent, headers: credentials.get('owner') });
       expect(seen.statusCode).toBe(404);
       expect(seen.json()).toEqual(none.json());
+      // A member of the org who holds no role on the repository learns no more than a stranger.
+      if (hidden.includes('/repos/') || hidden.includes('/findings/')) {
+        const unheld = await t.request({ url: hidden, headers: credentials.get('unteamed') });
+        expect(unheld.statusCode, hidden).toBe(404);
+        expect(unheld.json()).toEqual(none.json());
+      }
     }
     const hiddenTeam = await t.request({ method: 'PUT', url: `/api/v1/teams/${fixture.team.id}`, headers: credentials.get('stranger'), payload: { name: 'x' } });
     const absentTeam = await t.request({ method: 'PUT', url: `/api/v1/teams/${missing}`, headers: credentials.get('owner'), payload: { name: 'x' } });

@@ -124,6 +124,23 @@ async function aDayInTheLife(t: TestApp): Promise<void> {
     '/api/v1/advisories?package=lodash', `/api/v1/orgs/${org.id}/audit`,
     `/api/v1/orgs/${org.id}/audit?actor=admin`, `/api/v1/audit?actor=${admin.user.id}`,
   ]) await call('GET', url);
+  // A member of an org with base_role "none" who holds the repository through a team: every read
+  // above filtered by their roles (the hot reads with the team role, the lists by readableBy).
+  const member = await t.user('member');
+  await api.setMember(admin.cookie, org.id, member.user.id, 'member');
+  await call('PUT', `/api/v1/orgs/${org.id}`, { base_role: 'none' });
+  const team = await api.createTeam(admin.cookie, org.id, { name: 'holders', members: [member.user.id] });
+  await call('PUT', `/api/v1/teams/${team.id}/repos/${repo.id}`, { role: 'triage' });
+  await call('GET', `/api/v1/teams/${team.id}/repos`);
+  for (const url of [
+    `/api/v1/repos/${repo.id}`, `/api/v1/repos/${repo.id}/status`, `/api/v1/repos/${repo.id}/status?ref=refs/pull/7/merge`,
+    `/api/v1/repos/${repo.id}/findings`, `/api/v1/orgs/${org.id}/repos`, `/api/v1/orgs/${org.id}`, `/api/v1/orgs`,
+    `/api/v1/repos/lookup?org=plans&name=service`, `/api/v1/components?purl=pkg:npm/lodash`, `/api/v1/advisories/top`,
+    `/api/v1/advisories/GHSA-35jh-r3h4-6jhm`, `/api/v1/teams/${team.id}/repos`,
+  ]) {
+    const res = await t.request({ url, headers: { cookie: member.cookie } });
+    if (res.statusCode !== 200) throw new Error(`GET ${url} answered the member ${res.statusCode}: ${res.body}`);
+  }
   await runMaintenance(t.app.services, quietLog);
   // Deleting: a repository with results, then an org with one.
   const gone = await api.createRepo(admin.cookie, org.id, { name: 'retired' });

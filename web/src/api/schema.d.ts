@@ -681,7 +681,10 @@ export interface paths {
                             id: string;
                             name: string;
                             description: string;
+                            /** @description The repositories the caller may read. */
                             repo_count: number;
+                            /** @description What every member may do to every repository: "read" (read, upload and triage every repository; the default) or "none" (only what their teams hold). Owners hold every role on every repository. */
+                            base_role: "read" | "none";
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -744,7 +747,10 @@ export interface paths {
                             id: string;
                             name: string;
                             description: string;
+                            /** @description The repositories the caller may read. */
                             repo_count: number;
+                            /** @description What every member may do to every repository: "read" (read, upload and triage every repository; the default) or "none" (only what their teams hold). Owners hold every role on every repository. */
+                            base_role: "read" | "none";
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -843,7 +849,10 @@ export interface paths {
                             id: string;
                             name: string;
                             description: string;
+                            /** @description The repositories the caller may read. */
                             repo_count: number;
+                            /** @description What every member may do to every repository: "read" (read, upload and triage every repository; the default) or "none" (only what their teams hold). Owners hold every role on every repository. */
+                            base_role: "read" | "none";
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -892,6 +901,8 @@ export interface paths {
                         name?: string;
                         /** @description Up to 1000 characters. */
                         description?: string;
+                        /** @description What every member may do to every repository: "read" (read, upload and triage every repository; the default) or "none" (only what their teams hold). Owners hold every role on every repository. */
+                        base_role?: "read" | "none";
                     };
                 };
             };
@@ -906,7 +917,10 @@ export interface paths {
                             id: string;
                             name: string;
                             description: string;
+                            /** @description The repositories the caller may read. */
                             repo_count: number;
+                            /** @description What every member may do to every repository: "read" (read, upload and triage every repository; the default) or "none" (only what their teams hold). Owners hold every role on every repository. */
+                            base_role: "read" | "none";
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -1080,6 +1094,10 @@ export interface paths {
                             role: "owner" | "member";
                             /** Format: date-time */
                             joined_at: string;
+                            /** @description "pending" until the user first signs in. */
+                            state: "pending" | "active";
+                            /** @description Where the membership comes from: made here, synced from the forge, granted by the IdP, provisioned by SCIM. */
+                            source: "local" | "forge" | "idp" | "scim";
                         }[];
                     };
                 };
@@ -1155,6 +1173,10 @@ export interface paths {
                             role: "owner" | "member";
                             /** Format: date-time */
                             joined_at: string;
+                            /** @description "pending" until the user first signs in. */
+                            state: "pending" | "active";
+                            /** @description Where the membership comes from: made here, synced from the forge, granted by the IdP, provisioned by SCIM. */
+                            source: "local" | "forge" | "idp" | "scim";
                         };
                     };
                 };
@@ -1213,6 +1235,10 @@ export interface paths {
                             role: "owner" | "member";
                             /** Format: date-time */
                             joined_at: string;
+                            /** @description "pending" until the user first signs in. */
+                            state: "pending" | "active";
+                            /** @description Where the membership comes from: made here, synced from the forge, granted by the IdP, provisioned by SCIM. */
+                            source: "local" | "forge" | "idp" | "scim";
                         };
                     };
                 };
@@ -1233,6 +1259,10 @@ export interface paths {
                             role: "owner" | "member";
                             /** Format: date-time */
                             joined_at: string;
+                            /** @description "pending" until the user first signs in. */
+                            state: "pending" | "active";
+                            /** @description Where the membership comes from: made here, synced from the forge, granted by the IdP, provisioned by SCIM. */
+                            source: "local" | "forge" | "idp" | "scim";
                         };
                     };
                 };
@@ -1411,6 +1441,16 @@ export interface paths {
                             name: string;
                             url: string | null;
                             default_branch: string | null;
+                            /** @description The forge's immutable id, when its organization follows the forge: renames and transfers keep it. */
+                            forge_id: string | null;
+                            /** @description owner/name as the forge last said (GitLab: the full path). */
+                            full_name: string | null;
+                            /** @description The forge's visibility: public, private or internal. */
+                            visibility: string | null;
+                            /** @description Archived on the forge. */
+                            archived: boolean;
+                            /** @description Deleted on the forge; kept here with its results until an owner deletes it. */
+                            gone: boolean;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -1508,6 +1548,16 @@ export interface paths {
                             name: string;
                             url: string | null;
                             default_branch: string | null;
+                            /** @description The forge's immutable id, when its organization follows the forge: renames and transfers keep it. */
+                            forge_id: string | null;
+                            /** @description owner/name as the forge last said (GitLab: the full path). */
+                            full_name: string | null;
+                            /** @description The forge's visibility: public, private or internal. */
+                            visibility: string | null;
+                            /** @description Archived on the forge. */
+                            archived: boolean;
+                            /** @description Deleted on the forge; kept here with its results until an owner deletes it. */
+                            gone: boolean;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -1638,6 +1688,16 @@ export interface paths {
                             name: string;
                             url: string | null;
                             default_branch: string | null;
+                            /** @description The forge's immutable id, when its organization follows the forge: renames and transfers keep it. */
+                            forge_id: string | null;
+                            /** @description owner/name as the forge last said (GitLab: the full path). */
+                            full_name: string | null;
+                            /** @description The forge's visibility: public, private or internal. */
+                            visibility: string | null;
+                            /** @description Archived on the forge. */
+                            archived: boolean;
+                            /** @description Deleted on the forge; kept here with its results until an owner deletes it. */
+                            gone: boolean;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -1731,6 +1791,16 @@ export interface paths {
                             name: string;
                             url: string | null;
                             default_branch: string | null;
+                            /** @description The forge's immutable id, when its organization follows the forge: renames and transfers keep it. */
+                            forge_id: string | null;
+                            /** @description owner/name as the forge last said (GitLab: the full path). */
+                            full_name: string | null;
+                            /** @description The forge's visibility: public, private or internal. */
+                            visibility: string | null;
+                            /** @description Archived on the forge. */
+                            archived: boolean;
+                            /** @description Deleted on the forge; kept here with its results until an owner deletes it. */
+                            gone: boolean;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -1876,6 +1946,8 @@ export interface paths {
                             description: string;
                             /** @description User ids. */
                             members: string[];
+                            /** @description Where the team comes from. A "forge" team follows the forge: it cannot be changed here (409). */
+                            source: "local" | "forge" | "idp" | "scim";
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -1954,6 +2026,8 @@ export interface paths {
                             description: string;
                             /** @description User ids. */
                             members: string[];
+                            /** @description Where the team comes from. A "forge" team follows the forge: it cannot be changed here (409). */
+                            source: "local" | "forge" | "idp" | "scim";
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -2064,6 +2138,8 @@ export interface paths {
                             description: string;
                             /** @description User ids. */
                             members: string[];
+                            /** @description Where the team comes from. A "forge" team follows the forge: it cannot be changed here (409). */
+                            source: "local" | "forge" | "idp" | "scim";
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -2131,6 +2207,8 @@ export interface paths {
                             description: string;
                             /** @description User ids. */
                             members: string[];
+                            /** @description Where the team comes from. A "forge" team follows the forge: it cannot be changed here (409). */
+                            source: "local" | "forge" | "idp" | "scim";
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -2243,6 +2321,273 @@ export interface paths {
                 };
                 /** @description Not found, or not visible to the caller. */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{id}/repos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the repositories a team holds, with its role on each */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 (at most 10000000). */
+                    page?: number;
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
+                    per_page?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The repositories the caller may read, by name. */
+                200: {
+                    headers: {
+                        /** @description Total number of items. */
+                        "X-Total-Count"?: number;
+                        /** @description Current page. */
+                        "X-Page"?: number;
+                        /** @description Items per page. */
+                        "X-Per-Page"?: number;
+                        /** @description RFC 8288 links to the first, prev, next and last pages. */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            repository_id: string;
+                            name: string;
+                            /** @description owner/name on the forge, when the repository follows it. */
+                            full_name: string | null;
+                            /** @description read: see the repository, its results and components, upload; triage: also dismiss and reopen findings; admin: also its policy, badge token and deleting analyses. */
+                            role: "read" | "triage" | "admin";
+                        }[];
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{id}/repos/{repo_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Give a team a role on a repository of its organization, or change it (owners) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    repo_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description read: see the repository, its results and components, upload; triage: also dismiss and reopen findings; admin: also its policy, badge token and deleting analyses. */
+                        role: "read" | "triage" | "admin";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            repository_id: string;
+                            name: string;
+                            /** @description owner/name on the forge, when the repository follows it. */
+                            full_name: string | null;
+                            /** @description read: see the repository, its results and components, upload; triage: also dismiss and reopen findings; admin: also its policy, badge token and deleting analyses. */
+                            role: "read" | "triage" | "admin";
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The content type or format is not accepted. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Take a team's role on a repository away (owners) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    repo_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done; no content. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -28,6 +28,9 @@ export function RepoTable({ rows, caption, actions }: { rows: RepoRow[]; caption
       cell: (row) => (
         <>
           <Link to={`/repos/${row.repo.id}`} className="strong-link">{row.repo.name}</Link>
+          {row.repo.archived && <> <span className="tag" title="Archived on the forge: it takes no uploads">Archived</span></>}
+          {row.repo.gone && <> <span className="tag" title="Deleted on the forge; its results stay until an owner deletes it here">Gone</span></>}
+          {row.repo.full_name && row.repo.full_name !== row.repo.name && <span className="cell-sub">{row.repo.full_name}</span>}
           {row.orgName && <span className="cell-sub">{row.orgName}</span>}
         </>
       ),

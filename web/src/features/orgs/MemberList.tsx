@@ -25,7 +25,10 @@ export function MemberList({ orgId, canManage, currentUserId }: { orgId: string;
           <Avatar url={member.avatar_url} login={member.login} />
           <span>
             <span className="person-name">{member.name || member.login}</span>
-            <span className="cell-sub">@{member.login}{member.user_id === currentUserId ? ' (you)' : ''}</span>
+            <span className="cell-sub">@{member.login}{member.user_id === currentUserId ? ' (you)' : ''}
+              {member.state === 'pending' && <> <span className="tag" title="Has not signed in yet">Pending</span></>}
+              {member.source !== 'local' && <> <span className="tag" title="Where this membership comes from">{member.source === 'forge' ? 'From the forge' : member.source === 'idp' ? 'From sign-in groups' : 'Provisioned'}</span></>}
+            </span>
           </span>
         </span>
       ),

@@ -7,6 +7,8 @@ import { EmptyState, Loaded } from '../../components/States';
 import { plural } from '../../lib/format';
 import { useDeleteTeam, useMembers, useTeams } from './api';
 import { TeamForm } from './TeamForm';
+import { TeamRepos } from './TeamRepos';
+import { BaseRoleSetting } from './BaseRoleSetting';
 
 export function TeamList({ orgId, canManage }: { orgId: string; canManage: boolean }) {
   const teams = useTeams(orgId);
@@ -21,6 +23,7 @@ export function TeamList({ orgId, canManage }: { orgId: string; canManage: boole
 
   return (
     <section className="section" aria-label="Teams">
+      <BaseRoleSetting orgId={orgId} canManage={canManage} />
       {canManage && editing !== 'new' && (
         <div className="toolbar toolbar-end">
           <button type="button" className="button button-primary" onClick={() => setEditing('new')}>New team</button>
@@ -43,11 +46,13 @@ export function TeamList({ orgId, canManage }: { orgId: string; canManage: boole
                   <li key={team.id} className="card team-card">
                     <div className="team-card-head">
                       <h3 className="team-name">{team.name}</h3>
+                      {team.source === 'forge' && <span className="tag" title="Synced from the forge: change it there">Follows the forge</span>}
                       <span className="muted">{plural(team.members.length, 'member')}</span>
                     </div>
                     {team.description && <p className="team-description">{team.description}</p>}
                     <MemberNames ids={team.members} members={people} />
-                    {canManage && (
+                    <TeamRepos orgId={orgId} teamId={team.id} canEdit={canManage && team.source !== 'forge'} />
+                    {canManage && team.source !== 'forge' && (
                       <div className="team-actions">
                         <button type="button" className="button button-small" onClick={() => setEditing(team.id)}>Edit</button>
                         <ConfirmButton label="Delete" confirmLabel={`Delete ${team.name}`} onConfirm={() => remove.mutateAsync(team.id)} />

@@ -124,3 +124,53 @@ export function useUserSearch(q: string) {
     enabled: q !== '',
   });
 }
+
+export type RepoRole = 'read' | 'triage' | 'admin';
+
+const teamReposKey = (orgId: string, teamId: string) => [...queryKeys.orgTeams(orgId), teamId, 'repos'] as const;
+
+/** The repositories a team holds, with its role on each (the first 100, by name). */
+export function useTeamRepos(orgId: string, teamId: string) {
+  return useQuery({
+    queryKey: teamReposKey(orgId, teamId),
+    queryFn: async ({ signal }) => (await call(api.GET('/api/v1/teams/{id}/repos', { params: { path: { id: teamId }, query: { per_page: 100 } }, signal }))).data,
+  });
+}
+
+/** The organization's repositories a team could be given (the first 100, oldest first). */
+export function useRepoChoices(orgId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: [...queryKeys.org(orgId), 'repo-choices'] as const,
+    queryFn: async ({ signal }) => (await call(api.GET('/api/v1/orgs/{org_id}/repos', { params: { path: { org_id: orgId }, query: { per_page: 100 } }, signal }))).data,
+    enabled,
+  });
+}
+
+/** Gives a team a role on a repository, or changes it (the same PUT). */
+export function useGrantTeamRepo(orgId: string, teamId: string) {
+  const invalidate = useInvalidateOrg(orgId);
+  return useMutation({
+    mutationFn: async ({ repoId, role }: { repoId: string; role: RepoRole }) =>
+      (await call(api.PUT('/api/v1/teams/{id}/repos/{repo_id}', { params: { path: { id: teamId, repo_id: repoId } }, body: { role } }))).data,
+    onSuccess: invalidate,
+  });
+}
+
+export function useRevokeTeamRepo(orgId: string, teamId: string) {
+  const invalidate = useInvalidateOrg(orgId);
+  return useMutation({
+    mutationFn: async (repoId: string) =>
+      (await call(api.DELETE('/api/v1/teams/{id}/repos/{repo_id}', { params: { path: { id: teamId, repo_id: repoId } } }))).data,
+    onSuccess: invalidate,
+  });
+}
+
+/** What every member may do to every repository: "read" (read, upload, triage) or "none" (what their teams hold). */
+export function useSetBaseRole(orgId: string) {
+  const invalidate = useInvalidateOrg(orgId);
+  return useMutation({
+    mutationFn: async (baseRole: 'read' | 'none') =>
+      (await call(api.PUT('/api/v1/orgs/{id}', { params: { path: { id: orgId } }, body: { base_role: baseRole } }))).data,
+    onSuccess: invalidate,
+  });
+}
