@@ -38,7 +38,7 @@ export function repoService(repos: RepoStore, policy: Policy, audit: AuditStore)
   /** The same decision on a repository another query read with the actor's role (undefined: no such repository). */
   async function admitted<R extends Pick<RepoWithRole, 'org_id' | 'member_role'>>(actor: Actor, repo: R | undefined, action: OrgAction, what = REPO): Promise<R> {
     if (!repo) throw notFound(what);
-    await policy.require(actor, action, { orgId: repo.org_id, role: repo.member_role, what });
+    await policy.require(actor, action, { orgId: repo.org_id, role: repo.member_role, what, repoId: (repo as { id?: string }).id });
     return repo;
   }
 
@@ -53,7 +53,7 @@ export function repoService(repos: RepoStore, policy: Policy, audit: AuditStore)
     async lookup(actor: Actor, orgName: string, repoName: string): Promise<RepoWithScan> {
       const repo = await repos.byNamesFor(nameKey(orgName), nameKey(repoName), actor.user.id);
       if (!repo) throw notFound(REPO);
-      await policy.require(actor, 'repo.read', { orgId: repo.org_id, role: repo.member_role, what: REPO });
+      await policy.require(actor, 'repo.read', { orgId: repo.org_id, role: repo.member_role, what: REPO, repoId: repo.id });
       return repo;
     },
 

@@ -19,13 +19,14 @@ export const scanRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   await app.register(uploadRoute, { services });
 
   app.get('/uploads/:id', {
+    config: { ciToken: true },
     schema: {
       tags, summary: 'Get an upload and its processing result (optionally waiting for it)', params: IdParams, querystring: UploadWaitQuery,
       response: { 200: UploadSchema, ...problems(400, 401, 404) },
     },
   }, async (request) => presentUpload(await scans.settledUpload(request.actor!, request.params.id, request.query.wait ?? 0, request.log)));
 
-  app.get('/repos/:id/uploads', listRoute({ tags, summary: "A repository's uploads, newest first (one ref's with ?ref=)", params: IdParams, querystring: UploadsQuery }, UploadSchema, 'Uploads, newest first.', 404),
+  app.get('/repos/:id/uploads', { config: { ciToken: true }, ...listRoute({ tags, summary: "A repository's uploads, newest first (one ref's with ?ref=)", params: IdParams, querystring: UploadsQuery }, UploadSchema, 'Uploads, newest first.', 404) },
     (request, reply) => replyPage(request, reply, (page) => scans.uploads(request.actor!, request.params.id, request.query.ref, page), presentUpload));
 
 };
@@ -39,7 +40,7 @@ const uploadRoute: FastifyPluginAsyncTypebox<{ services: Services }> = async (ap
   await app.register(multipart, { limits: { fileSize: limit, files: 1, fields: 10 } });
 
   app.post('/repos/:id/upload', {
-    config: { scope: 'upload' },
+    config: { scope: 'upload', ciToken: true },
     bodyLimit: limit,
     schema: {
       tags,
