@@ -175,7 +175,6 @@ export function ciIdentityService(store: CiIdentityStore, policy: Policy, audit:
     prune: () => store.prune(now()),
   };
 }
-export type CiIdentityService = ReturnType<typeof ciIdentityService>;
 
 export function hashCiToken(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
