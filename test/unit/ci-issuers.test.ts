@@ -4,7 +4,8 @@ import { loadCiIssuers } from '../../src/ci-issuers-config.js';
 import { issuerKeyCache } from '../../src/ci-identity/issuer-keys.js';
 import { CiRefusal, verifyJobToken } from '../../src/ci-identity/verify.js';
 import { ciGlobMatches } from '../../src/ci-identity/glob.js';
-import { githubClaims, startCiIssuer, type CiIssuer } from '../support/ci-issuer.js';
+import { ClaimsError, identityOf } from '../../src/ci-identity/claims.js';
+import { bitbucketClaims, githubClaims, gitlabClaims, startCiIssuer, type CiIssuer } from '../support/ci-issuer.js';
 
 const issuers = (value: unknown, extra: Record<string, string> = {}) => loadConfig({ SERVICE_CI_ISSUERS: JSON.stringify(value), ...extra });
 
@@ -57,5 +58,30 @@ describe('trust rule globs', () => {
     expect(ciGlobMatches('{b2a9e5a4}', '{b2a9e5a4}')).toBe(true);
     expect(ciGlobMatches('acme/api', 'acme/api2')).toBe(false);
     expect(ciGlobMatches('*a*a*a*a*a*b', 'a'.repeat(200))).toBe(false);
+  });
+});
+
+describe('job token claims read as one identity', () => {
+  const base = { audience: 'https://scanyard.example', claims: null };
+  it('GitLab: ref and ref_type become a full ref; merge request pipelines are pull_request events', () => {
+    const gitlab = { ...base, id: 'gl', type: 'gitlab' as const, issuer: 'https://gitlab.example.com' };
+    const { ref_path: _, ...tag } = gitlabClaims(gitlab.issuer, base.audience, { ref: 'v1.2', ref_type: 'tag', pipeline_source: 'push' });
+    expect(identityOf(gitlab, tag)).toMatchObject({ repository: 'acme/api', repositoryId: '20', ref: 'refs/tags/v1.2', event: 'tag' });
+    const mr = gitlabClaims(gitlab.issuer, base.audience, { pipeline_source: 'merge_request_event', ref: 'feature', ref_path: 'refs/heads/feature' });
+    expect(identityOf(gitlab, mr)).toMatchObject({ ref: 'refs/heads/feature', event: 'pull_request' });
+    expect(identityOf(gitlab, gitlabClaims(gitlab.issuer, base.audience, { pipeline_source: 'trigger' })).event).toBe('other');
+  });
+
+  it('generic: the configured claim names', () => {
+    const generic = { ...base, id: 'ci', type: 'generic' as const, issuer: 'https://ci.example', claims: { repository: 'repo', repository_id: 'repo_id', ref: 'git_ref', sha: 'commit' } };
+    expect(identityOf(generic, { repo: 'acme/api', repo_id: 9, git_ref: 'main', commit: 'abc1234' })).toMatchObject({ repository: 'acme/api', repositoryId: '9', ref: 'refs/heads/main', sha: 'abc1234', event: 'push' });
+    expect(() => identityOf(generic, { repo: 'acme/api', git_ref: 'main' })).toThrow(ClaimsError);
+  });
+
+  it('Bitbucket: the repository is its UUID, the ref its branch, no commit', () => {
+    const bitbucket = { ...base, id: 'bb', type: 'bitbucket' as const, issuer: 'https://api.bitbucket.org/2.0/workspaces/acme/pipelines-config/identity/oidc' };
+    expect(identityOf(bitbucket, bitbucketClaims(bitbucket.issuer, 'aud'))).toMatchObject({ repository: '{b2a9e5a4-1f0c-4e8e-9d2a-4b6c1f0e7a11}', ref: 'refs/heads/main', sha: null });
+    const { branchName: _, ...custom } = bitbucketClaims(bitbucket.issuer, 'aud');
+    expect(() => identityOf(bitbucket, custom)).toThrow(ClaimsError);
   });
 });
