@@ -26,7 +26,7 @@ export const scanRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     },
   }, async (request) => presentUpload(await scans.settledUpload(request.actor!, request.params.id, request.query.wait ?? 0, request.log)));
 
-  app.get('/repos/:id/uploads', { config: { ciToken: true }, ...listRoute({ tags, summary: "A repository's uploads, newest first (one ref's with ?ref=)", params: IdParams, querystring: UploadsQuery }, UploadSchema, 'Uploads, newest first.', 404) },
+  app.get('/repos/:id/uploads', listRoute({ tags, summary: "A repository's uploads, newest first (one ref's with ?ref=)", params: IdParams, querystring: UploadsQuery }, UploadSchema, 'Uploads, newest first.', 404),
     (request, reply) => replyPage(request, reply, (page) => scans.uploads(request.actor!, request.params.id, request.query.ref, page), presentUpload));
 
 };

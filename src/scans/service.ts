@@ -32,7 +32,8 @@ export function scanService(deps: ScanServiceDeps) {
   /** An upload is visible exactly when its repository is; otherwise 404 names the upload. */
   async function visibleUpload(actor: Actor, uploadId: string): Promise<UploadRow> {
     const upload = await uploads.byId(uploadId);
-    if (!upload) throw notFound('The upload');
+    // A CI token reads the uploads it made, not the repository's others.
+    if (!upload || (actor.ci && upload.ci_token_id !== actor.ci.tokenId)) throw notFound('The upload');
     await authorizedRepo(actor, upload.repository_id, 'scan.read', 'The upload');
     return upload;
   }

@@ -134,8 +134,15 @@ describe.each(DB_KINDS)('keyless CI uploads on %s', (kind) => {
     const token = await ciToken(await github.sign(githubClaims(github.url, audience)));
     const as = { authorization: `Bearer ${token}` };
     expect((await upload(token, webRepo)).statusCode).toBe(404);
+    // Its own uploads it reads; another upload of the same repository is not visible to it.
+    const own = (await upload(token, apiRepo)).json().id;
+    expect((await t.request({ url: `/api/v1/uploads/${own}`, headers: as })).statusCode).toBe(200);
+    const someoneElses = (await t.request({
+      method: 'POST', url: `/api/v1/repos/${apiRepo}/upload`, headers: { cookie: owner.cookie, 'content-type': 'application/sarif+json' }, payload: sarifLog([{ rule: 'r2', file: 'b.js' }]),
+    })).json().id;
+    expect((await t.request({ url: `/api/v1/uploads/${someoneElses}`, headers: as })).statusCode).toBe(404);
     expect((await t.request({ url: `/api/v1/repos/${webRepo}/gate`, headers: as })).statusCode).toBe(404);
-    for (const url of [`/api/v1/repos/${apiRepo}/status`, `/api/v1/repos/${apiRepo}/findings`, '/api/v1/orgs', '/api/v1/me', `/api/v1/orgs/${orgId}/ci-trust`]) {
+    for (const url of [`/api/v1/repos/${apiRepo}/status`, `/api/v1/repos/${apiRepo}/findings`, `/api/v1/repos/${apiRepo}/uploads`, '/api/v1/orgs', '/api/v1/me', `/api/v1/orgs/${orgId}/ci-trust`]) {
       expect((await t.request({ url, headers: as })).statusCode, url).toBe(403);
     }
     expect((await t.request({ method: 'POST', url: '/api/v1/apikeys', headers: as, payload: { name: 'escalate' } })).statusCode).toBe(403);
