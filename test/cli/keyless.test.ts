@@ -4,12 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_KINDS } from '../support/db.js';
 import type { TestApp } from '../support/app.js';
 import { sarifLog } from '../support/sarif.js';
-import { githubClaims, gitlabClaims, startCiIssuer, type CiIssuer } from '../support/ci-issuer.js';
+import { bitbucketClaims, githubClaims, gitlabClaims, startCiIssuer, type CiIssuer } from '../support/ci-issuer.js';
 import { listeningApp, runCli, writeTemp } from './support.js';
 
 const MEDIUM = sarifLog([{ rule: 'M1', file: 'src/a.ts', securitySeverity: 5 }]);
 const CRITICAL = sarifLog([{ rule: 'C1', file: 'src/b.ts', securitySeverity: 9.8 }]);
 const REQUEST_TOKEN = 'ghs_request-token-for-the-job';
+const BITBUCKET_AUDIENCE = 'ari:cloud:bitbucket::workspace/{1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d}';
+const BITBUCKET_REPO = '{b2a9e5a4-1f0c-4e8e-9d2a-4b6c1f0e7a11}';
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -28,6 +30,7 @@ describe.each(DB_KINDS)('the CLI uploads keylessly from CI on %s', (kind) => {
   let t: TestApp & { url: string };
   let github: CiIssuer;
   let gitlab: CiIssuer;
+  let bitbucket: CiIssuer;
   let tokenEndpoint: Server;
   let tokenUrl: string;
   let owner: { cookie: string };
@@ -35,18 +38,21 @@ describe.each(DB_KINDS)('the CLI uploads keylessly from CI on %s', (kind) => {
   const audiencesAsked: string[] = [];
 
   beforeAll(async () => {
-    [github, gitlab] = await Promise.all([startCiIssuer(), startCiIssuer()]);
+    [github, gitlab, bitbucket] = await Promise.all([startCiIssuer(), startCiIssuer(), startCiIssuer()]);
     const port = await freePort();
     t = await listeningApp(kind, {
       SERVICE_BASE_URL: `http://127.0.0.1:${port}`, SERVICE_CI_ALLOW_PRIVATE: 'true',
-      SERVICE_CI_ISSUERS: JSON.stringify([{ id: 'github', type: 'github-actions', issuer: github.url }, { id: 'gitlab', type: 'gitlab', issuer: gitlab.url }]),
+      SERVICE_CI_ISSUERS: JSON.stringify([
+        { id: 'github', type: 'github-actions', issuer: github.url }, { id: 'gitlab', type: 'gitlab', issuer: gitlab.url },
+        { id: 'bitbucket', type: 'bitbucket', issuer: bitbucket.url, audience: BITBUCKET_AUDIENCE },
+      ]),
     }, port);
     owner = await t.user('owner');
     const orgId = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie: owner.cookie }, payload: { name: 'acme' } })).json().id;
     repoId = (await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/repos`, headers: { cookie: owner.cookie }, payload: { name: 'api' } })).json().id;
     await t.request({ method: 'PUT', url: `/api/v1/repos/${repoId}/policy`, headers: { cookie: owner.cookie }, payload: { fail_on_new: 'high' } });
-    for (const issuer of ['github', 'gitlab']) {
-      const res = await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/ci-trust`, headers: { cookie: owner.cookie }, payload: { issuer, repository: 'acme/api', target_repo_id: repoId } });
+    for (const [issuer, repository] of [['github', 'acme/api'], ['gitlab', 'acme/api'], ['bitbucket', BITBUCKET_REPO]]) {
+      const res = await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/ci-trust`, headers: { cookie: owner.cookie }, payload: { issuer, repository, target_repo_id: repoId } });
       expect(res.statusCode, res.body).toBe(201);
     }
     // The Actions runtime's ID token endpoint: GET ...?api-version=2.0&audience=X with the request token, answering {"value": jwt}.
@@ -68,7 +74,7 @@ describe.each(DB_KINDS)('the CLI uploads keylessly from CI on %s', (kind) => {
   afterAll(async () => {
     await new Promise<void>((resolve) => tokenEndpoint?.close(() => resolve()));
     await t?.close();
-    await Promise.all([github?.close(), gitlab?.close()]);
+    await Promise.all([github?.close(), gitlab?.close(), bitbucket?.close()]);
   });
 
   /** The variables a GitHub Actions job with `permissions: id-token: write` has (docs: "Variables" and "OpenID Connect"). */
@@ -127,6 +133,17 @@ describe.each(DB_KINDS)('the CLI uploads keylessly from CI on %s', (kind) => {
     expect(other.code).toBe(2);
     expect(audiencesAsked.at(-1)).toBe('https://elsewhere.example');
     expect(other.stderr).toContain('(audience)');
+  });
+
+  it('in a Bitbucket pull request step: uploads to the branch its token names, with the commit from BITBUCKET_COMMIT', async () => {
+    const run = await runCli(['upload', writeTemp('r.sarif', MEDIUM), '--repo', 'acme/api'], {
+      SCANYARD_URL: t.url, CI: 'true', BITBUCKET_BUILD_NUMBER: '12', BITBUCKET_BRANCH: 'feature', BITBUCKET_PR_ID: '5', BITBUCKET_PR_DESTINATION_BRANCH: 'main',
+      BITBUCKET_COMMIT: '9fceb02d0ae598e95dc970b74767f19372d61af8', BITBUCKET_STEP_OIDC_TOKEN: await bitbucket.sign(bitbucketClaims(bitbucket.url, BITBUCKET_AUDIENCE, { branchName: 'feature' })),
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const [stored] = (await t.request({ url: `/api/v1/repos/${repoId}/uploads`, headers: { cookie: owner.cookie } })).json();
+    expect(stored).toMatchObject({ ref: 'feature', commit_sha: '9fceb02d0ae598e95dc970b74767f19372d61af8', ci_token_id: expect.any(String) });
   });
 
   it('without a key or a job token, says how to get one (exit 2)', async () => {

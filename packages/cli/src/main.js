@@ -102,7 +102,7 @@ const OPTIONS = /** @type {const} */ ({
 /**
  * A client with the key given, else (in CI) with the token the job's OIDC token is exchanged for.
  * @param {Values} values @param {Io} io
- * @returns {Promise<{ api: ReturnType<typeof apiClient> }>}
+ * @returns {Promise<{ api: ReturnType<typeof apiClient>, jobSource: string | null }>}
  */
 async function connect(values, io) {
   const url = values.url ?? io.env.SCANYARD_URL;
@@ -115,7 +115,7 @@ async function connect(values, io) {
   }
   const userAgent = `scanyard-cli/${version}`;
   const onRetry = (/** @type {string} */ message) => io.err.write(`scanyard: ${message}\n`);
-  if (key) return { api: apiClient({ url, key, userAgent, onRetry }) };
+  if (key) return { api: apiClient({ url, key, userAgent, onRetry }), jobSource: null };
 
   const audience = values.audience ?? io.env.SCANYARD_AUDIENCE ?? url.replace(/\/+$/, '');
   const job = await findJobToken(io.env, audience, userAgent);
@@ -128,7 +128,7 @@ async function connect(values, io) {
   }
   if (res.status !== 200) throw new CliError(`exchanging the ${job.source} OIDC token failed (${res.status}): ${problemDetail(res)}`);
   io.out.write(`Using the ${job.source} OIDC token (no key): uploads to ${res.body.ref} until ${res.body.expires_at}\n`);
-  return { api: apiClient({ url, key: res.body.token, userAgent, onRetry }) };
+  return { api: apiClient({ url, key: res.body.token, userAgent, onRetry }), jobSource: job.source };
 }
 
 /** @param {string | undefined} repo */
@@ -184,11 +184,14 @@ async function upload(files, values, io) {
       throw new CliError(`cannot read ${file}: ${/** @type {NodeJS.ErrnoException} */ (error).code ?? String(error)}`);
     }
   }));
-  const { api } = await connect(values, io);
+  const { api, jobSource } = await connect(values, io);
   const context = ciContext(io.env, io.cwd);
+  // A Bitbucket step token names the branch only, never the pull request: its uploads go to that
+  // branch (the service refuses another ref), unless --ref says otherwise.
+  const tokenRefOnly = jobSource === 'Bitbucket Pipelines';
   const commit = values.commit ?? context.commit;
-  const ref = values.ref ?? context.ref;
-  const baseRef = values['base-ref'] ?? context.baseRef;
+  const ref = values.ref ?? (tokenRefOnly ? null : context.ref);
+  const baseRef = values['base-ref'] ?? (tokenRefOnly ? null : context.baseRef);
   const target = await findRepo(api, repo, values.create ?? false, io);
 
   /** @type {{ file: string, id: string }[]} */
