@@ -7,9 +7,9 @@
  */
 const WIRING = '^src/(app|main|services|maintenance)\\.ts$';
 const INGEST = '^src/scans/';
-const FEATURES = '^src/(advisories|analyses|badges|components|findings|gates|results|suppressions|vex|webhooks)/';
+const FEATURES = '^src/(advisories|analyses|badges|ci-identity|components|findings|gates|results|suppressions|vex|webhooks)/';
 const RESOURCES = '^src/(apikeys|audit|auth|orgs|refs|repos|teams|users)/|^src/policy(-store)?\\.ts$';
-const BASE = '^src/(db|http|net|jobs|bodies|domain)/|^src/(config|problem|names|version|providers-config|date-time|markup)\\.ts$';
+const BASE = '^src/(db|http|net|jobs|bodies|domain)/|^src/(config|problem|names|version|providers-config|ci-issuers-config|date-time|markup)\\.ts$';
 
 module.exports = {
   forbidden: [
@@ -68,7 +68,7 @@ module.exports = {
       severity: 'error',
       comment: 'Configuration is read before anything else exists; it may describe the database, nothing more.',
       from: { path: '^src/(config|providers-config|problem|version)\\.ts$' },
-      to: { path: '^src/', pathNot: '^src/(db/|providers-config\\.ts$)' },
+      to: { path: '^src/', pathNot: '^src/(db/|providers-config\\.ts$|ci-issuers-config\\.ts$)' },
     },
     {
       name: 'http-imports-no-features',

@@ -16,6 +16,8 @@ import { registerOpenApi } from './http/openapi.js';
 import { healthRoutes } from './http/health.js';
 import { registerSessionCookie } from './auth/session.js';
 import { registerGuard } from './auth/guard.js';
+import { ciExchangeRoutes, ciTrustRoutes } from './ci-identity/routes.js';
+import { CI_TOKEN_PREFIX } from './ci-identity/service.js';
 import { createServices, type Services } from './services.js';
 import { authRoutes } from './auth/routes.js';
 import { meRoutes, userSearchRoutes } from './users/routes.js';
@@ -100,6 +102,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const guard = registerGuard(app, {
     sessions: services.sessions, apiKeys: services.apiKeys, keyActors: services.keyActors, admins: services.admins, baseUrl: config.baseUrl,
     localUsersDisabled: config.providers.length > 0,
+    ciTokens: { prefix: CI_TOKEN_PREFIX, actorOf: (token) => services.ciIdentity.actorOf(token) },
   });
   if (config.providers.length > 0) {
     app.addHook('onReady', async () => {
@@ -125,10 +128,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   await app.register(healthRoutes, { db });
   await app.register(authRoutes, { config, services });
+  await app.register(ciExchangeRoutes, { services });
   const apiRoutes = [
     meRoutes, apiKeyRoutes, orgRoutes, memberRoutes, repoRoutes, teamRoutes, userSearchRoutes, scanRoutes, resultRoutes, refRoutes,
     auditRoutes, analysisRoutes, findingRoutes, vexRoutes, suppressionRoutes, gateRoutes, badgeTokenRoutes, webhookRoutes, advisoryRoutes,
-    componentRoutes,
+    componentRoutes, ciTrustRoutes,
   ];
   for (const routes of apiRoutes) await app.register(routes, { prefix: '/api/v1', services });
   await app.register(badgeRoutes, { services });

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { loadProviders, ProviderConfigError, type ProviderConfig } from './providers-config.js';
 import type { DatabaseConfig } from './db/index.js';
+import { CiIssuerConfigError, loadCiIssuers, type CiIssuerConfig } from './ci-issuers-config.js';
 
 /** A configuration value that stops the start: main prints `message` as one line and exits 1. */
 export class ConfigError extends Error {
@@ -54,6 +55,10 @@ export interface Config {
   advisoryAllowPrivate: boolean;
   /** How long a worker's claim on a webhook delivery holds without renewal. */
   webhookLeaseMs: number;
+  /** CI systems whose job tokens may be exchanged for upload tokens (SERVICE_CI_ISSUERS). */
+  ciIssuers: CiIssuerConfig[];
+  /** Lets CI issuers be on http, loopback or private addresses (internal CI, tests). */
+  ciAllowPrivate: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -102,6 +107,7 @@ export function loadConfig(env: Env = process.env): Config {
     advisorySources: advisorySources(env.SERVICE_ADVISORY_SOURCES),
     advisorySyncMs: integer(env, 'SERVICE_ADVISORY_SYNC_HOURS', 6, 1, 8760) * 3600 * 1000,
     advisoryAllowPrivate: boolean(env, 'SERVICE_ADVISORY_ALLOW_PRIVATE', false),
+    ...ciIssuersFrom(env, port),
   };
 }
 
@@ -152,6 +158,16 @@ function providersFrom(env: Env): ProviderConfig[] {
     return loadProviders(env);
   } catch (error) {
     if (error instanceof ProviderConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
+function ciIssuersFrom(env: Env, port: number): { ciIssuers: CiIssuerConfig[]; ciAllowPrivate: boolean } {
+  const ciAllowPrivate = boolean(env, 'SERVICE_CI_ALLOW_PRIVATE', false);
+  try {
+    return { ciIssuers: loadCiIssuers(env, baseUrl(env.SERVICE_BASE_URL ?? `http://localhost:${port}`), ciAllowPrivate), ciAllowPrivate };
+  } catch (error) {
+    if (error instanceof CiIssuerConfigError) throw new ConfigError(error.message);
     throw error;
   }
 }

@@ -84,6 +84,9 @@ const RULES = {
   'advisory.sources': siteAdmins('Only site administrators may see the advisory sources.'),
   'component.search': signedIn,
   'user.search': signedIn,
+  // Which CI pipelines may upload without a key: members read the rules, owners manage them.
+  'ci_trust.read': members,
+  'ci_trust.manage': owners,
 } satisfies Record<string, OrgRule | RepoRule | SiteRule>;
 
 type Rules = typeof RULES;
@@ -106,11 +109,28 @@ export interface InOrg {
    * repository the actor holds no role on is 404 whatever is asked.
    */
   repo?: RepoGrants;
+  /** The repository acted on, when the action is on one (a CI token may act on its own repositories only). */
+  repoId?: string;
 }
 
 export interface RepoGrants {
   baseRole: BaseRole;
   teamRole: RepoRole | null;
+}
+
+/** What a short-lived CI token may do, on the repositories its trust rules granted: upload, and read those uploads and the gate. */
+const CI_ACTIONS = new Set<string>(['scan.upload', 'scan.read', 'gate.read', 'repo.read']);
+const CI_DENIED = 'A CI token may only upload scan results to its repositories and read their uploads and gate.';
+
+/** A CI token sees only its repositories (404 for anything else); on those, only CI_ACTIONS (403). */
+function ciCheck(actor: Actor, action: string, target: InOrg | undefined): OrgAccess {
+  const ci = actor.ci!;
+  if (!target) throw forbidden(CI_DENIED);
+  if (!keyAllowsOrg(actor, target.orgId)) throw notFound(target.what);
+  if (target.repoId === undefined) throw forbidden(CI_DENIED);
+  if (!ci.repositoryIds.includes(target.repoId)) throw notFound(target.what);
+  if (!CI_ACTIONS.has(action)) throw forbidden(CI_DENIED);
+  return 'member';
 }
 
 export type OrgAccess = 'admin' | OrgRole;
@@ -188,6 +208,7 @@ export function createPolicy(lookups: PolicyLookups) {
   async function require(actor: Actor, action: SiteAction): Promise<void>;
   async function require(actor: Actor, action: OrgAction, target: InOrg): Promise<OrgAccess>;
   async function require(actor: Actor, action: keyof Rules, target?: InOrg): Promise<OrgAccess | void> {
+    if (actor.ci) return ciCheck(actor, action, target);
     const rule: OrgRule | RepoRule | SiteRule = RULES[action];
     if (rule.in === 'site') {
       if (!rule.allow(actor)) throw forbidden(rule.denied);

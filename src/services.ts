@@ -16,6 +16,9 @@ import { memberStore } from './orgs/members-store.js';
 import { memberService } from './orgs/members-service.js';
 import { repoStore } from './repos/store.js';
 import { repoService } from './repos/service.js';
+import { ciIdentityService } from './ci-identity/service.js';
+import { ciIdentityStore } from './ci-identity/store.js';
+import { issuerKeyCache } from './ci-identity/issuer-keys.js';
 import { teamStore } from './teams/store.js';
 import { teamService } from './teams/service.js';
 import { createScans } from './scans/index.js';
@@ -98,6 +101,7 @@ export function createServices(config: Config, db: Db) {
     webhooks: createWebhooks(config, db, policy, audit),
     advisoryService: advisories,
     componentService: componentService(componentStore(k), advisories, policy),
+    ciIdentity: ciIdentityService(ciIdentityStore(k), policy, audit, config.ciIssuers, issuerKeyCache({ allowPrivate: config.ciAllowPrivate })),
   };
 }
 export type Services = ReturnType<typeof createServices>;

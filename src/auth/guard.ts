@@ -23,6 +23,8 @@ declare module 'fastify' {
     ownBearer?: boolean;
     /** State-changing even without a session cookie (dev login): the origin check always applies. */
     sameOriginOnly?: boolean;
+    /** A short-lived CI token (src/ci-identity/) may call this route; on any other it gets 403. */
+    ciToken?: boolean;
   }
   interface FastifyRequest {
     /**
@@ -70,6 +72,8 @@ export interface GuardDeps {
   baseUrl: string;
   /** Once a forge provider is configured, local users (the dev user) can no longer act. */
   localUsersDisabled: boolean;
+  /** Short-lived CI tokens (syc_…), looked up in the database on every request: they live 15 minutes. */
+  ciTokens: { prefix: string; actorOf(token: string): Promise<Actor | undefined> };
 }
 
 /**
@@ -89,12 +93,16 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): { enforce(
   app.addHook('onRequest', async (request) => {
     const bearer = request.routeOptions.config.ownBearer ? null : bearerToken(request);
     if (bearer === null) checkSameOrigin(request, baseOrigin);
-    request.actorOrNull = bearer !== null ? await keyActor(bearer, deps) : await sessionActor(request, deps);
+    request.actorOrNull = bearer === null ? await sessionActor(request, deps)
+      : bearer.startsWith(deps.ciTokens.prefix) ? await ciActor(bearer, deps) : await keyActor(bearer, deps);
   });
   return {
     enforce: () => app.addHook('preValidation', async (request) => {
       const actor = request.actorOrNull;
       if (routeAuth(request) === 'required' && !actor) throw unauthorized();
+      if (actor?.ci && !request.routeOptions.config.ciToken) {
+        throw forbidden('A CI token may only upload scan results to its repositories and read their uploads and gate.');
+      }
       if (actor?.key) checkKeyMayCall(request, actor.key.scope);
     }),
   };
@@ -118,6 +126,12 @@ async function keyActor(token: string, deps: GuardDeps): Promise<Actor> {
   const actor = await deps.keyActors.actorOf(keyHash, () => lookUpKey(token, keyHash, deps));
   // One answer for malformed, unknown, expired and revoked keys: nothing to learn from probing.
   if (!actor) throw unauthorized('The API key is not valid.');
+  return actor;
+}
+
+async function ciActor(token: string, deps: GuardDeps): Promise<Actor> {
+  const actor = await deps.ciTokens.actorOf(token);
+  if (!actor) throw unauthorized('The CI token is not valid (they live 15 minutes: exchange the job token again).');
   return actor;
 }
 

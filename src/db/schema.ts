@@ -56,6 +56,8 @@ export interface OrgsTable {
   name_key: string;
   description: string;
   base_role: Generated<BaseRole>;
+  /** 1: a forge-linked org's repositories accept uploads from their own pipelines (migration 0033). */
+  ci_default_rule: Generated<number>;
   created_at: string;
   updated_at: string;
 }
@@ -135,6 +137,8 @@ export interface UploadsTable {
   error: string | null;
   created_by: string | null;
   api_key_id: string | null;
+  /** The short-lived CI token (ci_tokens) it was uploaded with, if any. */
+  ci_token_id: Generated<string | null>;
   attempts: Generated<number>;
   lease_until: string | null;
   created_at: string;
@@ -433,6 +437,51 @@ export interface FindingRulesTable {
   help: string;
 }
 
+export interface CiTrustRulesTable {
+  id: string;
+  org_id: string;
+  /** The id of a SERVICE_CI_ISSUERS entry. */
+  issuer: string;
+  repository: string;
+  ref: string | null;
+  event: string | null;
+  environment: string | null;
+  target_repo_id: string | null;
+  created_by: string | null;
+  created_at: string;
+}
+export type CiTrustRuleRow = Selectable<CiTrustRulesTable>;
+
+export interface CiTrustBindingsTable {
+  rule_id: string;
+  repository_name: string;
+  repository_id_claim: string;
+  created_at: string;
+}
+
+export interface CiTokenUsesTable {
+  use_key: string;
+  expires_at: string;
+}
+
+export interface CiTokensTable {
+  id: string;
+  token_hash: string;
+  issuer: string;
+  repository: string;
+  /** JSON arrays of ids. */
+  org_ids: string;
+  repository_ids: string;
+  ref: string;
+  event: string;
+  base_ref: string | null;
+  commit_sha: string | null;
+  claims: string;
+  created_at: string;
+  expires_at: string;
+}
+export type CiTokenRow = Selectable<CiTokensTable>;
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -444,6 +493,10 @@ export interface Database {
   team_members: TeamMembersTable;
   team_repositories: TeamRepositoriesTable;
   uploads: UploadsTable;
+  ci_trust_rules: CiTrustRulesTable;
+  ci_trust_bindings: CiTrustBindingsTable;
+  ci_token_uses: CiTokenUsesTable;
+  ci_tokens: CiTokensTable;
   upload_contents: UploadContentsTable;
   analyses: AnalysesTable;
   findings: FindingsTable;

@@ -40,6 +40,7 @@ export const gateRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   }, async (request) => gates.setRepoPolicy(request.actor!, request.params.id, request.body, request.ip));
 
   app.get('/repos/:id/gate', {
+    config: { ciToken: true },
     schema: { tags, summary: 'Judge the repository against its policy now', params: Params, response: { 200: RepoGateSchema, ...problems(401, 404) } },
   }, async (request) => presentRepoGate(await gates.repoGate(request.actor!, request.params.id)));
 };

@@ -9,7 +9,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | HttpProblem, request, reply) => {
     if (error instanceof HttpProblem) {
       for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
-      return sendProblem(reply, error.status, error.detail, error.extra.errors);
+      return sendProblem(reply, error.status, error.detail, error.extra.errors, error.extra.reason);
     }
     if (error.validation) {
       const errors = validationErrors(error);
@@ -33,8 +33,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   );
 }
 
-export function sendProblem(reply: FastifyReply, status: number, detail: string, errors?: FieldError[]) {
-  return reply.code(status).type('application/problem+json').send(problemBody(status, detail, errors));
+export function sendProblem(reply: FastifyReply, status: number, detail: string, errors?: FieldError[], reason?: string) {
+  return reply.code(status).type('application/problem+json').send(problemBody(status, detail, errors, reason));
 }
 
 function validationErrors(error: FastifyError): FieldError[] {

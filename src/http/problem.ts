@@ -9,15 +9,17 @@ export interface ProblemBody {
   detail: string;
   instance?: string;
   errors?: FieldError[];
+  reason?: string;
 }
 
-export function problemBody(status: number, detail: string, errors?: FieldError[]): ProblemBody {
+export function problemBody(status: number, detail: string, errors?: FieldError[], reason?: string): ProblemBody {
   return {
     type: 'about:blank',
     title: STATUS_CODES[status] ?? 'Error',
     status,
     detail,
     ...(errors ? { errors } : {}),
+    ...(reason ? { reason } : {}),
   };
 }
 
@@ -37,6 +39,7 @@ export const ProblemSchema = Type.Object(
         { description: 'One entry per invalid field (validation failures only).' },
       ),
     ),
+    reason: Type.Optional(Type.String({ description: 'A refused CI token exchange (POST /auth/ci/token): issuer, signature, algorithm, expired, not_yet_valid, audience, replayed or no_rule.' })),
   },
   { $id: 'Problem', title: 'Problem', description: 'RFC 9457 problem details.' },
 );

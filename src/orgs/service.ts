@@ -45,7 +45,7 @@ export function orgService(orgs: OrgStore, policy: Policy, inTransaction: InTran
     async create(actor: Actor, input: NewOrg, ip: string): Promise<OrgWithCounts> {
       await policy.require(actor, 'org.create');
       const at = now();
-      const org = { id: newId(), name: input.name, name_key: nameKey(input.name), description: input.description ?? '', base_role: 'read' as const, created_at: at, updated_at: at };
+      const org = { id: newId(), name: input.name, name_key: nameKey(input.name), description: input.description ?? '', base_role: 'read' as const, ci_default_rule: 1, created_at: at, updated_at: at };
       await conflictOnDuplicate(() => inTransaction(async (tx) => {
         await tx.orgs.insert(org);
         await tx.members.insert(org.id, actor.user.id, 'owner', at);

@@ -23,6 +23,7 @@ export const repoRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     });
 
   app.get('/repos/lookup', {
+    config: { ciToken: true },
     schema: {
       tags, summary: "Find a repository by its organization's and its own name (ignoring case)",
       querystring: RepoLookupQuery, response: { 200: RepoSchema, ...problems(400, 401, 404) },

@@ -26,8 +26,8 @@ const REPO = 'The repository';
 const ORG = 'The organization';
 
 /** The policy's target for an action on a repository read with the actor's roles. */
-const inRepo = (repo: RepoRoles & { org_id: string }, what: string) => ({
-  orgId: repo.org_id, role: repo.member_role, what, repo: { baseRole: repo.base_role, teamRole: repo.team_role },
+const inRepo = (repo: RepoRoles & { org_id: string; id?: string }, what: string) => ({
+  orgId: repo.org_id, role: repo.member_role, what, repo: { baseRole: repo.base_role, teamRole: repo.team_role }, repoId: repo.id,
 });
 
 export function repoService(repos: RepoStore, policy: Policy, audit: AuditStore) {

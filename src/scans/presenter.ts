@@ -17,5 +17,6 @@ export function presentUpload(row: UploadRow): UploadJson {
     changes: row.changes ? (JSON.parse(row.changes) as UploadJson['changes']) : null,
     gate: row.gate ? (JSON.parse(row.gate) as UploadJson['gate']) : null,
     created_at: row.created_at, started_at: row.started_at, completed_at: row.completed_at,
+    ci_token_id: row.ci_token_id,
   };
 }

@@ -19,6 +19,7 @@ export const scanRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   await app.register(uploadRoute, { services });
 
   app.get('/uploads/:id', {
+    config: { ciToken: true },
     schema: {
       tags, summary: 'Get an upload and its processing result (optionally waiting for it)', params: IdParams, querystring: UploadWaitQuery,
       response: { 200: UploadSchema, ...problems(400, 401, 404) },
@@ -39,7 +40,7 @@ const uploadRoute: FastifyPluginAsyncTypebox<{ services: Services }> = async (ap
   await app.register(multipart, { limits: { fileSize: limit, files: 1, fields: 10 } });
 
   app.post('/repos/:id/upload', {
-    config: { scope: 'upload' },
+    config: { scope: 'upload', ciToken: true },
     bodyLimit: limit,
     schema: {
       tags,

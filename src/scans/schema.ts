@@ -41,6 +41,7 @@ export const UploadSchema = Type.Object({
   created_at: Time,
   started_at: Nullable(Time),
   completed_at: Nullable(Time),
+  ci_token_id: Nullable(Type.String({ description: 'The short-lived CI token (POST /auth/ci/token) it was uploaded with, if any: its exchange is in the org audit log as ci.token.exchanged, with the job token\'s claims.' })),
 }, { title: 'Upload' });
 
 export const UploadWaitQuery = Type.Object({

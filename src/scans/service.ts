@@ -1,7 +1,7 @@
 import type { Actor } from '../domain/actor.js';
 import type { UploadRow } from '../db/schema.js';
 import type { Page } from '../db/page.js';
-import { badRequest, HttpProblem, notFound } from '../problem.js';
+import { badRequest, conflict, HttpProblem, notFound } from '../problem.js';
 import { newId } from '../db/ids.js';
 import type { RepoWithScan } from '../repos/store.js';
 import type { AuthorizedRepo } from '../repos/service.js';
@@ -9,7 +9,8 @@ import { detectFormat, DetectError } from './detect.js';
 import type { ReceivedUpload, UploadContext } from '../bodies/upload-body.js';
 import type { UploadStore } from './upload-store.js';
 import type { SettlementLog, SettlementWatch } from './settled.js';
-import { defaultBranch, requestedRef } from '../domain/ref-name.js';
+import { defaultBranch, requestedRef, sameRef, type RefName } from '../domain/ref-name.js';
+import type { CiGrant } from '../domain/actor.js';
 
 export interface ScanServiceDeps {
   uploads: UploadStore;
@@ -31,7 +32,8 @@ export function scanService(deps: ScanServiceDeps) {
   /** An upload is visible exactly when its repository is; otherwise 404 names the upload. */
   async function visibleUpload(actor: Actor, uploadId: string): Promise<UploadRow> {
     const upload = await uploads.byId(uploadId);
-    if (!upload) throw notFound('The upload');
+    // A CI token reads the uploads it made, not the repository's others.
+    if (!upload || (actor.ci && upload.ci_token_id !== actor.ci.tokenId)) throw notFound('The upload');
     await authorizedRepo(actor, upload.repository_id, 'scan.read', 'The upload');
     return upload;
   }
@@ -45,6 +47,7 @@ export function scanService(deps: ScanServiceDeps) {
      * then stores the bytes. Problems that need a full parse fail the upload later, with a reason.
      */
     async accept(actor: Actor, repo: Pick<RepoWithScan, 'id' | 'default_branch'>, received: ReceivedUpload, context: UploadContext): Promise<UploadRow> {
+      if (actor.ci) context = fixedByCiToken(actor.ci, context);
       // CI variables such as GITHUB_BASE_REF are empty outside the events that set them: empty is absent.
       const ref = context.ref ? requestedRef(context.ref, 'ref') : defaultBranch(repo.default_branch);
       const base = context.base_ref ? requestedRef(context.base_ref, 'base_ref') : defaultBranch(repo.default_branch);
@@ -63,7 +66,8 @@ export function scanService(deps: ScanServiceDeps) {
         size_bytes: received.content.length, sha256: received.sha256, category: context.category ?? '',
         commit_sha: context.commit_sha?.toLowerCase() ?? null, ref: context.ref || null,
         ref_kind: ref.kind, ref_name: ref.name, base_ref: ref.kind === 'pull_request' ? base.name : null,
-        created_by: actor.user.id, api_key_id: actor.key?.id ?? null,
+        // A CI token is nobody's account: the upload names the token instead.
+        created_by: actor.ci ? null : actor.user.id, api_key_id: actor.ci ? null : actor.key?.id ?? null, ci_token_id: actor.ci?.tokenId ?? null,
       }, received.content, received.gzip);
       deps.onAccepted(format);
       return upload;
@@ -87,6 +91,35 @@ export function scanService(deps: ScanServiceDeps) {
       return uploads.page(repoId, page, rawRef ? requestedRef(rawRef, 'ref') : undefined);
     },
 
+  };
+}
+
+/**
+ * A CI token's upload belongs to the ref and commit its job token named: a query that says
+ * otherwise is refused (409 naming both), so a pull request's job cannot write the default branch.
+ * A merge request pipeline's token (GitLab) names the source branch and not the merge request: it
+ * may name a pull request ref instead, never another branch or a tag.
+ */
+function fixedByCiToken(ci: CiGrant, context: UploadContext): UploadContext {
+  const fixed: RefName = requestedRef(ci.ref, 'ref');
+  if (context.ref) {
+    const asked = requestedRef(context.ref, 'ref');
+    const mergeRequest = ci.event === 'pull_request' && fixed.kind === 'branch' && asked.kind === 'pull_request';
+    if (!sameRef(asked, fixed) && !mergeRequest) throw conflict(`ref ${context.ref} contradicts the CI token, which was issued for ${ci.ref}.`);
+  }
+  if (context.commit_sha && ci.commitSha && !ci.commitSha.startsWith(context.commit_sha.toLowerCase())) {
+    throw conflict(`commit_sha ${context.commit_sha} contradicts the CI token, which was issued for commit ${ci.commitSha}.`);
+  }
+  if (context.base_ref && ci.baseRef) {
+    if (!sameRef(requestedRef(context.base_ref, 'base_ref'), requestedRef(ci.baseRef, 'base_ref'))) {
+      throw conflict(`base_ref ${context.base_ref} contradicts the CI token, which was issued for base ${ci.baseRef}.`);
+    }
+  }
+  return {
+    ...context,
+    ref: context.ref || ci.ref,
+    commit_sha: ci.commitSha ?? context.commit_sha,
+    base_ref: ci.baseRef ?? context.base_ref,
   };
 }
 

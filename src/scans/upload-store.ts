@@ -16,7 +16,7 @@ const gzipAsync = promisify(gzip);
 /** From this size on, work on an upload's bytes is kept off the event loop. */
 export const LARGE_UPLOAD_BYTES = 1024 * 1024;
 
-export type NewUpload = Pick<UploadRow, 'id' | 'repository_id' | 'format' | 'size_bytes' | 'category' | 'commit_sha' | 'ref' | 'ref_kind' | 'ref_name' | 'base_ref' | 'created_by' | 'api_key_id'>;
+export type NewUpload = Pick<UploadRow, 'id' | 'repository_id' | 'format' | 'size_bytes' | 'category' | 'commit_sha' | 'ref' | 'ref_kind' | 'ref_name' | 'base_ref' | 'created_by' | 'api_key_id'> & { ci_token_id?: string | null };
 
 /** A claimed upload: `attempts` is the fencing token its worker must still hold when it commits. */
 export interface ClaimedUpload {

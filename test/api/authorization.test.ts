@@ -74,6 +74,8 @@ interface Fixture {
     suppression(): Promise<{ id: string }>;
     /** A finished delivery of the shared webhook, which may be sent again. */
     finishedDelivery(): Promise<string>;
+    /** A CI trust rule of the shared org. */
+    ciRule(): Promise<{ id: string }>;
   };
   unique(): string;
 }
@@ -160,6 +162,11 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'POST /orgs/{id}/suppressions', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/suppressions`, payload: { rule_id: f.unique(), reason: 'wont_fix' } }) },
   { route: 'GET /orgs/{id}/suppressions/{suppression_id}', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/suppressions/${(await f.fresh.suppression()).id}` }) },
   { route: 'DELETE /orgs/{id}/suppressions/{suppression_id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/orgs/${f.org.id}/suppressions/${(await f.fresh.suppression()).id}` }) },
+  { route: 'GET /orgs/{id}/ci-trust', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/ci-trust` }) },
+  { route: 'POST /orgs/{id}/ci-trust', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/ci-trust`, payload: { issuer: 'github', repository: `acme/${f.unique()}`, target_repo_id: f.repo.id } }) },
+  { route: 'DELETE /orgs/{id}/ci-trust/{rule_id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/orgs/${f.org.id}/ci-trust/${(await f.fresh.ciRule()).id}` }) },
+  { route: 'GET /orgs/{id}/ci-trust/default-rule', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/ci-trust/default-rule` }) },
+  { route: 'PUT /orgs/{id}/ci-trust/default-rule', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/orgs/${f.org.id}/ci-trust/default-rule`, payload: { enabled: true } }) },
   { route: 'GET /orgs/{id}/audit', rule: 'owner-read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/audit` }) },
   { route: 'GET /audit', rule: 'site-admin-read', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/audit' }) },
   { route: 'GET /users', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/users?q=o' }) },
@@ -171,7 +178,8 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
   const credentials = new Map<Caller, Record<string, string>>();
 
   beforeAll(async () => {
-    t = await createTestApp(kind);
+    // A CI issuer for the trust rule endpoints (configuration only: nothing is fetched here).
+    t = await createTestApp(kind, { SERVICE_CI_ISSUERS: JSON.stringify([{ id: 'github', type: 'github-actions', issuer: 'https://token.actions.githubusercontent.com' }]) });
     const api = orgClient(t);
     const [stranger, member, owner, admin] = await Promise.all(['stranger', 'member', 'owner', 'admin'].map((login) => t.user(login, { admin: login === 'admin' })));
     const [unteamed, teamReader, teamAdmin] = await Promise.all(['unteamed', 'team-reader', 'team-admin'].map((login) => t.user(login)));
@@ -233,6 +241,11 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
         suppression: async () => {
           const res = await t.request({ method: 'POST', url: `/api/v1/orgs/${org.id}/suppressions`, headers: { cookie: owner!.cookie }, payload: { rule_id: unique(), reason: 'wont_fix' } });
           if (res.statusCode !== 201) throw new Error(`creating a suppression failed: ${res.statusCode} ${res.body}`);
+          return res.json<{ id: string }>();
+        },
+        ciRule: async () => {
+          const res = await t.request({ method: 'POST', url: `/api/v1/orgs/${org.id}/ci-trust`, headers: { cookie: owner!.cookie }, payload: { issuer: 'github', repository: `acme/${unique()}` } });
+          if (res.statusCode !== 201) throw new Error(`creating a trust rule failed: ${res.statusCode} ${res.body}`);
           return res.json<{ id: string }>();
         },
         finishedDelivery: async () => {

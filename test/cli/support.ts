@@ -34,10 +34,10 @@ export function runCli(args: string[], env: Record<string, string> = {}, options
 }
 
 /** A test app listening on 127.0.0.1 with one in-process ingest worker, as `serve` runs it. */
-export async function listeningApp(kind: DbKind): Promise<TestApp & { url: string }> {
+export async function listeningApp(kind: DbKind, env: Record<string, string> = {}, port = 0): Promise<TestApp & { url: string }> {
   // Development login pins an instance to its SERVICE_BASE_URL's host; these servers sign nobody in through it.
-  const t = await createTestApp(kind, { SERVICE_DEV_LOGIN: 'false' });
-  const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const t = await createTestApp(kind, { SERVICE_DEV_LOGIN: 'false', ...env });
+  const address = await t.app.listen({ port, host: '127.0.0.1' });
   t.app.services.scans.startWorkers(1, t.app.log);
   return Object.assign(t, { url: address });
 }

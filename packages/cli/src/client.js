@@ -40,7 +40,7 @@ export function apiClient(options) {
       if (value !== undefined && value !== null && value !== '') url.searchParams.set(name, String(value));
     }
     /** @type {Record<string, string>} */
-    const headers = { authorization: `Bearer ${options.key}`, 'user-agent': options.userAgent, accept: 'application/json', ...request.headers };
+    const headers = { ...(options.key ? { authorization: `Bearer ${options.key}` } : {}), 'user-agent': options.userAgent, accept: 'application/json', ...request.headers };
     let body = request.body;
     if (request.json !== undefined) {
       body = JSON.stringify(request.json);

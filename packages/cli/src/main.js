@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { apiClient, CliError, problemDetail } from './client.js';
 import { ciContext } from './ci.js';
+import { findJobToken } from './job-token.js';
 import { printGate, printUpload } from './report.js';
 
 const { version } = createRequire(import.meta.url)('../package.json');
@@ -18,6 +19,11 @@ const USAGE = `Usage:
 Options for every command:
   --url URL    the service (default: $SCANYARD_URL)
   --key KEY    an API key (default: $SCANYARD_KEY)
+  --audience A the audience to ask the CI's OIDC token for (default: the service URL)
+
+Without a key, in CI, the job's OIDC token is exchanged for a short-lived upload token (GitHub
+Actions with "permissions: id-token: write", GitLab CI's id_tokens entry SCANYARD_ID_TOKEN, Bitbucket
+Pipelines with "oidc: true"); the organization's CI trust rules say where it may upload. A key wins.
 
 --commit, --ref and --base-ref default to the CI's variables (GitHub Actions, GitLab CI, Bitbucket
 Pipelines, Gitea/Forgejo Actions, Jenkins), else to git. --fail-on-gate waits, and exits 1 when an
@@ -76,6 +82,7 @@ async function run(argv, io) {
 const OPTIONS = /** @type {const} */ ({
   url: { type: 'string' },
   key: { type: 'string' },
+  audience: { type: 'string' },
   repo: { type: 'string' },
   category: { type: 'string' },
   commit: { type: 'string' },
@@ -92,18 +99,36 @@ const OPTIONS = /** @type {const} */ ({
 
 /** @typedef {{ [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string }} Values */
 
-/** @param {Values} values @param {Io} io */
-function connect(values, io) {
+/**
+ * A client with the key given, else (in CI) with the token the job's OIDC token is exchanged for.
+ * @param {Values} values @param {Io} io
+ * @returns {Promise<{ api: ReturnType<typeof apiClient>, jobSource: string | null }>}
+ */
+async function connect(values, io) {
   const url = values.url ?? io.env.SCANYARD_URL;
-  const key = values.key ?? io.env.SCANYARD_KEY;
+  const key = values.key || io.env.SCANYARD_KEY;
   if (!url) throw new CliError('no service URL: set SCANYARD_URL or pass --url');
-  if (!key) throw new CliError('no API key: set SCANYARD_KEY or pass --key');
   try {
     new URL(url);
   } catch {
     throw new CliError(`the service URL "${url}" is not a URL`);
   }
-  return apiClient({ url, key, userAgent: `scanyard-cli/${version}`, onRetry: (message) => io.err.write(`scanyard: ${message}\n`) });
+  const userAgent = `scanyard-cli/${version}`;
+  const onRetry = (/** @type {string} */ message) => io.err.write(`scanyard: ${message}\n`);
+  if (key) return { api: apiClient({ url, key, userAgent, onRetry }), jobSource: null };
+
+  const audience = values.audience ?? io.env.SCANYARD_AUDIENCE ?? url.replace(/\/+$/, '');
+  const job = await findJobToken(io.env, audience, userAgent);
+  if (!job) throw new CliError('no API key: set SCANYARD_KEY or pass --key (or run in CI with an OIDC job token: see docs/ci/)');
+  const anonymous = apiClient({ url, key: '', userAgent, onRetry });
+  const res = await anonymous.call('POST', 'auth/ci/token', { json: { token: job.token } });
+  if (res.status === 401) {
+    const reason = res.body && typeof res.body === 'object' && typeof res.body.reason === 'string' ? res.body.reason : 'refused';
+    throw new CliError(`the ${job.source} OIDC token was refused (${reason}): ${problemDetail(res)}`);
+  }
+  if (res.status !== 200) throw new CliError(`exchanging the ${job.source} OIDC token failed (${res.status}): ${problemDetail(res)}`);
+  io.out.write(`Using the ${job.source} OIDC token (no key): uploads to ${res.body.ref} until ${res.body.expires_at}\n`);
+  return { api: apiClient({ url, key: res.body.token, userAgent, onRetry }), jobSource: job.source };
 }
 
 /** @param {string | undefined} repo */
@@ -159,11 +184,14 @@ async function upload(files, values, io) {
       throw new CliError(`cannot read ${file}: ${/** @type {NodeJS.ErrnoException} */ (error).code ?? String(error)}`);
     }
   }));
-  const api = connect(values, io);
+  const { api, jobSource } = await connect(values, io);
   const context = ciContext(io.env, io.cwd);
+  // A Bitbucket step token names the branch only, never the pull request: its uploads go to that
+  // branch (the service refuses another ref), unless --ref says otherwise.
+  const tokenRefOnly = jobSource === 'Bitbucket Pipelines';
   const commit = values.commit ?? context.commit;
-  const ref = values.ref ?? context.ref;
-  const baseRef = values['base-ref'] ?? context.baseRef;
+  const ref = values.ref ?? (tokenRefOnly ? null : context.ref);
+  const baseRef = values['base-ref'] ?? (tokenRefOnly ? null : context.baseRef);
   const target = await findRepo(api, repo, values.create ?? false, io);
 
   /** @type {{ file: string, id: string }[]} */
@@ -215,7 +243,7 @@ async function waitFor(api, id, deadline) {
 /** @param {Values} values @param {Io} io */
 async function gate(values, io) {
   const repo = repoName(values.repo);
-  const api = connect(values, io);
+  const { api } = await connect(values, io);
   const target = await findRepo(api, repo, false, io);
   const res = await api.call('GET', `api/v1/repos/${encodeURIComponent(target.id)}/gate`);
   failUnless(res, [200], `judging ${repo.org}/${repo.name}`);

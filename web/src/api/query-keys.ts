@@ -49,6 +49,7 @@ export const queryKeys = {
   orgAudit: (id: string, filters: AuditFilters) => ['orgs', id, 'audit', filters] as const,
   orgPolicy: (id: string) => ['orgs', id, 'policy'] as const,
   orgSuppressions: (id: string) => ['orgs', id, 'suppressions'] as const,
+  orgCiTrust: (id: string) => ['orgs', id, 'ci-trust'] as const,
   orgWebhooks: (id: string) => ['orgs', id, 'webhooks'] as const,
   webhookDeliveries: (orgId: string, hookId: string) => ['orgs', orgId, 'webhooks', hookId, 'deliveries'] as const,
   siteAudit: (filters: AuditFilters) => ['audit', filters] as const,

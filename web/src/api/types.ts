@@ -41,3 +41,4 @@ export type WebhookDelivery = Item<ResponseBody<'/api/v1/orgs/{id}/webhooks/{web
 export type WebhookSettings = RequestBody<'/api/v1/orgs/{id}/webhooks', 'post'>;
 export type WebhookChanges = RequestBody<'/api/v1/orgs/{id}/webhooks/{webhook_id}', 'put'>;
 export type NewSuppressionRule = RequestBody<'/api/v1/orgs/{id}/suppressions', 'post'>;
+export type NewCiTrustRule = RequestBody<'/api/v1/orgs/{id}/ci-trust', 'post'>;

@@ -2,6 +2,8 @@ import { useState } from 'react';
 // The jobs of docs/ci/ themselves, so this page and the documentation cannot drift apart.
 import githubActions from '../../../../docs/ci/github-actions.yml?raw';
 import gitlabCi from '../../../../docs/ci/gitlab-ci.yml?raw';
+import githubKeyless from '../../../../docs/ci/github-actions-keyless.yml?raw';
+import gitlabKeyless from '../../../../docs/ci/gitlab-ci-keyless.yml?raw';
 import { messageOf } from '../../api/client';
 import type { Repo } from '../../api/types';
 import { CopyButton } from '../../components/CopyButton';
@@ -12,9 +14,12 @@ import { useRotateBadgeToken } from './api';
 /** The placeholder docs/ci/ jobs name the repository by. */
 const PLACEHOLDER = 'ACME/PAYMENTS-API';
 
+// Keyless first: no secret to store, and a pull request's job cannot pose as the default branch.
 const JOBS = [
-  { id: 'github', title: 'GitHub Actions', file: '.github/workflows/security.yml', text: githubActions, note: 'Gitea and Forgejo Actions read the same file.' },
-  { id: 'gitlab', title: 'GitLab CI', file: '.gitlab-ci.yml', text: gitlabCi, note: 'Add the job to your pipeline.' },
+  { id: 'github', title: 'GitHub Actions', file: '.github/workflows/security.yml', text: githubKeyless, note: 'No key: the job\'s OIDC token (permissions: id-token: write), allowed by a CI trust rule of the organization.' },
+  { id: 'gitlab', title: 'GitLab CI', file: '.gitlab-ci.yml', text: gitlabKeyless, note: 'No key: an id_tokens entry SCANYARD_ID_TOKEN, allowed by a CI trust rule of the organization.' },
+  { id: 'github-key', title: 'GitHub Actions (API key)', file: '.github/workflows/security.yml', text: githubActions, note: 'With SCANYARD_KEY. Gitea and Forgejo Actions read the same file.' },
+  { id: 'gitlab-key', title: 'GitLab CI (API key)', file: '.gitlab-ci.yml', text: gitlabCi, note: 'With SCANYARD_KEY. Add the job to your pipeline.' },
 ] as const;
 
 function Snippet({ text, label, copyLabel }: { text: string; label: string; copyLabel: string }) {
@@ -39,8 +44,9 @@ export function CiSetup({ repo, orgName, canManage, neverScanned }: { repo: Repo
         <h2 id="ci-title" className="card-title">{neverScanned ? 'Upload the first scan results from CI' : 'Upload from CI'}</h2>
         <p>
           The <code>scanyard</code> CLI uploads your scanners&apos; results to <code>{name}</code>, waits for them to be processed and fails the job
-          when the gate fails. Store an API key with the <strong>upload</strong> scope as <code>SCANYARD_KEY</code> and this service&apos;s address,{' '}
-          <code>{window.location.origin}</code>, as <code>SCANYARD_URL</code>.
+          when the gate fails. Set this service&apos;s address, <code>{window.location.origin}</code>, as <code>SCANYARD_URL</code>. Without a key, the
+          job proves who it is with its CI&apos;s OIDC token, and an owner adds a CI trust rule naming the CI repository; or store an API key with
+          the <strong>upload</strong> scope as <code>SCANYARD_KEY</code>.
         </p>
         <div className="segmented" role="group" aria-label="CI system">
           {JOBS.map((j) => (
