@@ -56,7 +56,7 @@ export interface OrgsTable {
   name_key: string;
   description: string;
   base_role: Generated<BaseRole>;
-  /** 1: a forge-linked org's repositories accept uploads from their own pipelines (migration 0033). */
+  /** 1: a forge-linked org's repositories accept uploads from their own pipelines (migration 0031). */
   ci_default_rule: Generated<number>;
   created_at: string;
   updated_at: string;
