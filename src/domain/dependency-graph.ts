@@ -93,22 +93,7 @@ export function pathsTo(nodes: readonly PathNode[], target: number, { keep = 5, 
   const found: Paths = { total: 0, paths: [] };
   const start = nodes[target];
   if (!start || start.direct === null) return found;
-  const byRef = new Map<string, number>();
-  nodes.forEach((node, index) => {
-    if (node.ref !== null && !byRef.has(node.ref)) byRef.set(node.ref, index);
-  });
-  const parents = new Map<number, number[]>();
-  nodes.forEach((node, index) => {
-    // Only nodes in the graph with a known place lead towards a direct dependency.
-    if (node.direct === null) return;
-    for (const ref of new Set(node.dependsOn)) {
-      const child = byRef.get(ref);
-      if (child === undefined || child === index) continue;
-      const list = parents.get(child);
-      if (list) list.push(index);
-      else parents.set(child, [index]);
-    }
-  });
+  const parents = parentsOf(nodes);
   const queue: Step[] = [{ node: target, next: null, length: 1 }];
   let steps = 0;
   for (let i = 0; i < queue.length; i++) {
@@ -137,4 +122,52 @@ function pathOf(step: Step): number[] {
   const path: number[] = [];
   for (let at: Step | null = step; at !== null; at = at.next) path.push(at.node);
   return path;
+}
+
+/**
+ * The direct dependencies that pull `target` in (itself, when it is one): every node with
+ * `direct` true that reaches it, found walking upwards breadth first, each node once.
+ */
+export function directAncestors(nodes: readonly PathNode[], target: number): number[] {
+  const start = nodes[target];
+  if (!start || start.direct === null) return [];
+  const parents = parentsOf(nodes);
+  const seen = new Set([target]);
+  const queue = [target];
+  const found: number[] = [];
+  for (let i = 0; i < queue.length; i++) {
+    const at = queue[i]!;
+    if (nodes[at]!.direct === true) found.push(at);
+    for (const parent of parents.get(at) ?? []) {
+      if (!seen.has(parent)) {
+        seen.add(parent);
+        queue.push(parent);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Who depends on each node, by index: refs resolved to the first node of that ref (duplicates,
+ * refs no component has and self-edges are left out). Only nodes with a known place in the graph
+ * (`direct` not null) lead towards a direct dependency.
+ */
+function parentsOf(nodes: readonly PathNode[]): Map<number, number[]> {
+  const byRef = new Map<string, number>();
+  nodes.forEach((node, index) => {
+    if (node.ref !== null && !byRef.has(node.ref)) byRef.set(node.ref, index);
+  });
+  const parents = new Map<number, number[]>();
+  nodes.forEach((node, index) => {
+    if (node.direct === null) return;
+    for (const ref of new Set(node.dependsOn)) {
+      const child = byRef.get(ref);
+      if (child === undefined || child === index) continue;
+      const list = parents.get(child);
+      if (list) list.push(index);
+      else parents.set(child, [index]);
+    }
+  });
+  return parents;
 }

@@ -6,8 +6,8 @@ import { replyPage } from '../http/pagination.js';
 import { listRoute, readRoute } from '../http/route-options.js';
 import { IdParams } from '../http/schemas.js';
 import { badRequest } from '../problem.js';
-import { ComponentSchema, ComponentsQuery, FindingSchema, FindingsQuery, StatusQuery, StatusSchema, VulnerabilityGroupSchema } from './schema.js';
-import { presentComponent, presentFinding, presentStatus } from './presenter.js';
+import { ComponentParams, ComponentPathsSchema, ComponentSchema, ComponentsQuery, FindingSchema, FindingsQuery, StatusQuery, StatusSchema, VulnerabilityGroupSchema } from './schema.js';
+import { presentComponent, presentFinding, presentPathComponent, presentStatus } from './presenter.js';
 import { findingsCsv, wantsCsv } from './findings-csv.js';
 
 const tags = ['scans'];
@@ -47,6 +47,12 @@ export const resultRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
 
   app.get('/repos/:id/components', listRoute({ tags, summary: "A repository's components (from its SBOMs)", params: IdParams, querystring: ComponentsQuery }, ComponentSchema, 'Components, by name.', 404),
     (request, reply) => replyPage(request, reply, (page) => results.components(request.actor!, request.params.id, request.query.ref, request.query.q, page), presentComponent));
+
+  app.get('/repos/:id/components/:component_id/paths', readRoute({ tags, summary: 'How a component is pulled in: paths from direct dependencies down to it, shortest first (at most 5)', params: ComponentParams }, ComponentPathsSchema),
+    async (request) => {
+      const { total, paths } = await results.paths(request.actor!, request.params.id, request.params.component_id);
+      return { total, paths: paths.map((path) => path.map(presentPathComponent)) };
+    });
 };
 
 /** The findings list also answers text/csv: declared beside its JSON so the OpenAPI document says so. */

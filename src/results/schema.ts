@@ -86,7 +86,21 @@ export const ComponentSchema = Type.Object({
   hashes: Type.Array(Type.Object({ alg: Type.String(), value: Type.String() })),
   depends_on: Type.Array(Type.String(), { description: 'refs of the components it depends on.' }),
   upload_id: Type.String({ description: 'The upload that brought the component as it is: an SBOM uploaded again keeps what it lists unchanged.' }),
+  direct: Nullable(Type.Boolean({ description: "true: what the SBOM describes depends on it; false: only through other packages; null: unknown (the SBOM has no dependency graph, or does not reach it)." })),
 }, { title: 'Component' });
+
+export const PathComponentSchema = Type.Object({
+  id: Type.String(), ref: Nullable(Type.String()), name: Type.String(), version: Nullable(Type.String()), purl: Nullable(Type.String()),
+  direct: Nullable(Type.Boolean()),
+}, { title: 'PathComponent' });
+export type PathComponentJson = Static<typeof PathComponentSchema>;
+
+export const ComponentPathsSchema = Type.Object({
+  total: Type.Integer({ description: 'How many paths lead to it (counted up to 1,000).' }),
+  paths: Type.Array(Type.Array(PathComponentSchema), { description: 'At most 5, shortest first: each from a direct dependency down to the component.' }),
+}, { title: 'ComponentPaths' });
+
+export const ComponentParams = Type.Object({ id: Type.String(), component_id: Type.String() });
 
 export const StatusQuery = Type.Object({ ref: Type.Optional(RefQueryField) });
 

@@ -8,6 +8,7 @@ import type { RefStore } from '../refs/store.js';
 import { defaultBranch, refKey, requestedRef, sameRef, type RefName } from '../domain/ref-name.js';
 import type { Severity } from '../domain/scan.js';
 import type { FindingFilters, ResultsStore } from './store.js';
+import { componentGraph } from './graph.js';
 
 export interface VulnerabilityFilters {
   state: 'open' | 'dismissed' | 'fixed' | 'all';
@@ -89,6 +90,18 @@ export function resultsService(results: ResultsStore, refs: RefStore, authorized
       const { row } = await refOf(repo, rawRef);
       if (!row) return { total: 0, items: [] };
       return results.components(repo.id, row.id, q, page);
+    },
+
+    /**
+     * How a component is pulled in: the paths from the direct dependencies of its SBOM down to it,
+     * shortest first (at most 5), with how many there are. An SBOM without a graph has none.
+     */
+    async paths(actor: Actor, repoId: string, componentId: string) {
+      const repo = await authorizedRepo(actor, repoId, 'scan.read');
+      const component = await results.component(repo.id, componentId);
+      if (!component) throw notFound('The component');
+      if (component.direct === null) return { total: 0, paths: [] };
+      return componentGraph(await results.graph(component.analysis_id)).paths(component.id);
     },
   };
 }

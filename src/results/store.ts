@@ -55,6 +55,7 @@ export type StatusRead = Pick<RepoWithRole, 'id' | 'org_id' | 'default_branch' |
 };
 
 export type ComponentWithTool = ComponentRow & { tool: string };
+export type GraphRow = Pick<ComponentRow, 'id' | 'ref' | 'name' | 'version' | 'purl' | 'direct' | 'depends_on'>;
 
 const SEVERITY_COLUMN = {
   critical: 'open_critical', high: 'open_high', medium: 'open_medium', low: 'open_low', info: 'open_info',
@@ -187,6 +188,19 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
           .map((column) => containsIgnoringCase(dialect, column, q))));
       }
       return paginate(query, page, (q) => q.selectAll('components').select('analyses.tool').orderBy('components.name').orderBy('components.id'));
+    },
+
+    /** One component of the repository, undefined when it has none of that id. */
+    component(repositoryId: string, componentId: string): Promise<ComponentWithTool | undefined> {
+      return db.selectFrom('components').innerJoin('analyses', 'analyses.id', 'components.analysis_id')
+        .selectAll('components').select('analyses.tool')
+        .where('components.repository_id', '=', repositoryId).where('components.id', '=', componentId).executeTakeFirst();
+    },
+
+    /** Every component of one SBOM's analysis as its graph needs them. */
+    graph(analysisId: string): Promise<GraphRow[]> {
+      return db.selectFrom('components').select(['id', 'ref', 'name', 'version', 'purl', 'direct', 'depends_on'])
+        .where('analysis_id', '=', analysisId).orderBy('id').execute();
     },
   };
 }
