@@ -94,6 +94,20 @@ export function pathsTo(nodes: readonly PathNode[], target: number, { keep = 5, 
   const start = nodes[target];
   if (!start || start.direct === null) return found;
   const parents = parentsOf(nodes);
+  // Each node's distance up from the target: a node on a path of n nodes is at most n - 1 away, so
+  // a parent farther than that cannot be on it, and the walk along the path (for cycles) is skipped.
+  // Without this, a chain 50,000 deep took 1.25 billion comparisons.
+  const distance = new Map<number, number>([[target, 0]]);
+  const around = [target];
+  for (let i = 0; i < around.length; i++) {
+    const at = around[i]!;
+    for (const parent of parents.get(at) ?? []) {
+      if (!distance.has(parent)) {
+        distance.set(parent, distance.get(at)! + 1);
+        around.push(parent);
+      }
+    }
+  }
   const queue: Step[] = [{ node: target, next: null, length: 1 }];
   let steps = 0;
   for (let i = 0; i < queue.length; i++) {
@@ -105,7 +119,7 @@ export function pathsTo(nodes: readonly PathNode[], target: number, { keep = 5, 
       if (found.total >= countUpTo) break;
     }
     for (const parent of parents.get(step.node) ?? []) {
-      if (onPath(step, parent)) continue;
+      if (distance.get(parent)! < step.length && onPath(step, parent)) continue;
       if (++steps > budget) return found;
       queue.push({ node: parent, next: step, length: step.length + 1 });
     }

@@ -111,6 +111,9 @@ describe.each(DB_KINDS)('dependency paths and upgrade plans, on %s', (kind) => {
     // The finding from the advisory carries where it comes from.
     const findings = (await t.request({ url: `/api/v1/repos/${repo}/findings`, headers: { cookie: owner } })).json<{ id: string; package: { name: string } | null }[]>();
     expect(findings.map((f) => f.package?.name)).toEqual(['qs']);
+    const detail = (await t.request({ url: `/api/v1/findings/${findings[0]!.id}`, headers: { cookie: owner } })).json<{ direct: boolean | null; path: { name: string; version: string }[] }>();
+    expect(detail.direct).toBe(false);
+    expect(detail.path.map((c) => `${c.name}@${c.version}`)).toEqual(npmLsPaths(NPM_LS_QS, 'qs@6.7.0')[0]);
   });
 
   it('skips a fixed version that the other advisory still affects', async () => {
