@@ -148,3 +148,26 @@ export type ComponentJson = Static<typeof ComponentSchema>;
 
 /** The findings list's items with group=vulnerability, which the route's own schema (findings) cannot name: published under its $id. */
 export const VulnerabilityGroupComponent = { ...VulnerabilityGroupSchema, $id: 'VulnerabilityGroup' };
+
+const PackageVersions = Type.Object({ package: Type.String(), purl: Nullable(Type.String({ description: 'Without version.' })), versions: Type.Array(Type.String()) });
+const PackageChange = Type.Object({ package: Type.String(), purl: Nullable(Type.String()), from: Type.Array(Type.String()), to: Type.Array(Type.String()) });
+const VulnerabilityChange = Type.Object({ id: Type.String({ description: 'Its CVE when it names one, else the rule id.' }), package: Type.String({ description: 'The purl without version.' }), severity: Type.String() });
+
+export const ComponentsDiffSchema = Type.Object({
+  counts: Type.Object({
+    added: Type.Integer(), removed: Type.Integer(), changed: Type.Integer(), licenses_changed: Type.Integer(),
+    vulnerabilities_introduced: Type.Integer(), vulnerabilities_fixed: Type.Integer(),
+  }),
+  added: Type.Array(PackageVersions),
+  removed: Type.Array(PackageVersions),
+  changed: Type.Array(PackageChange, { description: 'Packages in both whose set of versions differs, once each.' }),
+  licenses_changed: Type.Array(PackageChange),
+  vulnerabilities_introduced: Type.Array(VulnerabilityChange),
+  vulnerabilities_fixed: Type.Array(VulnerabilityChange),
+}, { title: 'ComponentsDiff' });
+
+export const ComponentsDiffQuery = Type.Object({
+  base: Type.String({ minLength: 1, maxLength: 1000, description: 'A ref name (as ?ref= takes it) or an analysis id.' }),
+  head: Type.String({ minLength: 1, maxLength: 1000, description: 'A ref name or an analysis id.' }),
+  format: Type.Optional(Type.Enum(['json', 'markdown'], { description: 'markdown: the same as Accept: text/markdown, for a pull request comment.' })),
+});

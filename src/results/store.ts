@@ -14,6 +14,7 @@ import { epssPercentile, epssProbability, inKev } from '../advisories/priorities
 import { groupVulnerabilities, type VulnerabilityGroup } from './vulnerabilities.js';
 import { knownAliases, vulnerabilityFindings } from './vulnerability-store.js';
 import type { AnalysisStatus } from './status-store.js';
+import type { DiffComponent, DiffFinding } from './components-diff.js';
 
 export interface FindingFilters {
   state: 'open' | 'fixed' | 'dismissed' | 'all';
@@ -195,6 +196,26 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
       return db.selectFrom('components').innerJoin('analyses', 'analyses.id', 'components.analysis_id')
         .selectAll('components').select('analyses.tool')
         .where('components.repository_id', '=', repositoryId).where('components.id', '=', componentId).executeTakeFirst();
+    },
+
+    /** An analysis of the repository by id, for the diff to compare. */
+    analysis(repositoryId: string, analysisId: string): Promise<{ id: string; ref_id: string } | undefined> {
+      return db.selectFrom('analyses').select(['id', 'ref_id']).where('repository_id', '=', repositoryId).where('id', '=', analysisId).executeTakeFirst();
+    },
+
+    /** The components a diff compares: a ref's (every SBOM of it) or one analysis's. */
+    diffComponents(of: { refId: string } | { analysisId: string }): Promise<DiffComponent[]> {
+      return db.selectFrom('components').innerJoin('analyses', 'analyses.id', 'components.analysis_id')
+        .select(['components.name', 'components.version', 'components.purl', 'components.licenses'])
+        .$if('refId' in of, (q) => q.where('analyses.ref_id', '=', (of as { refId: string }).refId))
+        .$if('analysisId' in of, (q) => q.where('components.analysis_id', '=', (of as { analysisId: string }).analysisId))
+        .execute();
+    },
+
+    /** A ref's open findings that name a package. */
+    diffFindings(refId: string): Promise<DiffFinding[]> {
+      return db.selectFrom('findings').select(['rule_id', 'aliases', 'purl', 'severity'])
+        .where('ref_id', '=', refId).where('purl', 'is not', null).where('state', '=', 'open').execute() as Promise<DiffFinding[]>;
     },
 
     /** Every component of one SBOM's analysis as its graph needs them. */

@@ -141,6 +141,20 @@ describe.each(DB_KINDS)('dependency paths and upgrade plans, on %s', (kind) => {
     expect((await t.request({ url: `/api/v1/orgs/${orgId}/remediation`, headers: { cookie: stranger } })).statusCode).toBe(404);
   });
 
+  it('diffs the default branch with a pull request that downgrades qs: one package changed, one vulnerability introduced', async () => {
+    await upload(repo, Buffer.from(EXPRESS.toString().replaceAll('qs@6.7.0', 'qs@6.2.0').replace('"version": "6.7.0"', '"version": "6.2.0"')), '?ref=pr/7');
+    const res = await t.request({ url: `/api/v1/repos/${repo}/components/diff?base=main&head=pr/7`, headers: { cookie: owner } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({
+      counts: { added: 0, removed: 0, changed: 1, licenses_changed: 0, vulnerabilities_introduced: 1, vulnerabilities_fixed: 0 },
+      changed: [{ package: 'qs', purl: 'pkg:npm/qs', from: ['6.7.0'], to: ['6.2.0'] }],
+      vulnerabilities_introduced: [{ id: 'CVE-2017-1000048', package: 'pkg:npm/qs', severity: 'high' }],
+    });
+    const markdown = await t.request({ url: `/api/v1/repos/${repo}/components/diff?base=main&head=pr/7&format=markdown`, headers: { cookie: owner } });
+    expect(markdown.body).toContain('- CVE\\-2017\\-1000048 in pkg\\:npm\\/qs (high)');
+    expect((await t.request({ url: `/api/v1/repos/${repo}/components/diff?base=main&head=pr/7`, headers: { cookie: stranger } })).statusCode).toBe(404);
+  });
+
   it('hides paths and plans from whoever may not read the repository, and 404s an unknown component', async () => {
     const qs = (await components(repo)).find((c) => c.name === 'qs')!;
     expect((await paths(repo, qs.id, stranger)).statusCode).toBe(404);
