@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { DB_KINDS } from '../support/db.js';
+import { commonMark } from '../support/markdown.js';
 
 const corpus = (name: string) => fs.readFileSync(path.join(import.meta.dirname, '../fixtures/corpus', name));
 
@@ -125,6 +126,23 @@ describe.each(DB_KINDS)('dependency graphs of real SBOMs, on %s', (kind) => {
     expect(bad.statusCode).toBe(404);
     expect(bad.headers['content-type']).toMatch(/problem\+json/);
     expect((await t.request({ url: `/api/v1/repos/${repo}/components/diff?base=release-1`, headers: { cookie: owner } })).statusCode).toBe(400);
+  });
+
+  it('writes SBOM text into the markdown diff so that it shows as itself', async () => {
+    const repo = (await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/repos`, headers: { cookie: owner }, payload: { name: 'hostile' } })).json().id as string;
+    const hostile = '[click](https://evil.example) @everyone <img src=x onerror=alert(1)> **bold**';
+    // CycloneDX 1.6 JSON; a component name is any string.
+    const bom = (version: string) => JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [{ type: 'library', name: hostile, version }] });
+    for (const [ref, version] of [['one', '1.0'], ['two', '2.0']] as const) {
+      const res = await t.request({ method: 'POST', url: `/api/v1/repos/${repo}/upload?ref=${ref}`, headers: { cookie: owner, 'content-type': 'application/vnd.cyclonedx+json' }, payload: bom(version) });
+      expect(res.statusCode, res.body).toBe(202);
+    }
+    await t.drain();
+    const markdown = (await t.request({ url: `/api/v1/repos/${repo}/components/diff?base=one&head=two&format=markdown`, headers: { cookie: owner } })).body;
+    const html = (await commonMark())(markdown);
+    expect(html).not.toMatch(/<a |<img|<strong>bold/);
+    expect(html).toContain('[click](https://evil.example) @');
+    expect(html).toContain('everyone &lt;img src=x onerror=alert(1)&gt; **bold**');
   });
 
   it('an SBOM without a graph: direct unknown, and no paths', async () => {
