@@ -9,7 +9,7 @@ import type { Severity } from '../domain/scan.js';
 import { SEVERITY_RANK } from '../domain/severity.js';
 import { REMATCH_FORMAT } from '../domain/rematch.js';
 import { refreshRefTotals, syncRepoStatus } from '../results/status-store.js';
-import type { GraphRow } from '../results/store.js';
+import { graphRows } from '../results/store.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import { epssPercentile, epssProbability, inKev } from '../advisories/priorities-store.js';
 
@@ -49,10 +49,7 @@ export function findingStore(db: Db) {
         .where('analyses.ref_id', '=', refId).where('components.purl', '=', purl).orderBy('components.id').execute();
     },
 
-    graph(analysisId: string): Promise<GraphRow[]> {
-      return kysely.selectFrom('components').select(['id', 'ref', 'name', 'version', 'purl', 'direct', 'depends_on'])
-        .where('analysis_id', '=', analysisId).orderBy('id').execute();
-    },
+    graph: (analysisId: string) => graphRows(kysely, analysisId),
 
     finding(id: string) {
       return kysely.selectFrom('findings')

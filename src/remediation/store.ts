@@ -3,7 +3,7 @@ import type { Database } from '../db/schema.js';
 import { epssProbability, inKev } from '../advisories/priorities-store.js';
 import { knownAliases } from '../results/vulnerability-store.js';
 import type { VulnerabilityFinding } from '../results/vulnerabilities.js';
-import type { GraphRow } from '../results/store.js';
+import { graphRows } from '../results/store.js';
 import type { PlanAdvisoryEntry, PlanFinding } from './plan.js';
 
 /** Package keys per statement: well under either database's limit on bound parameters. */
@@ -55,10 +55,7 @@ export function remediationStore(db: Kysely<Database>) {
       return out;
     },
 
-    graph(analysisId: string): Promise<GraphRow[]> {
-      return db.selectFrom('components').select(['id', 'ref', 'name', 'version', 'purl', 'direct', 'depends_on'])
-        .where('analysis_id', '=', analysisId).orderBy('id').execute();
-    },
+    graph: (analysisId: string) => graphRows(db, analysisId),
 
     /** The repositories of an org, by name. */
     repositories(orgId: string): Promise<{ id: string; name: string }[]> {

@@ -218,14 +218,16 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
         .where('ref_id', '=', refId).where('purl', 'is not', null).where('state', '=', 'open').execute() as Promise<DiffFinding[]>;
     },
 
-    /** Every component of one SBOM's analysis as its graph needs them. */
-    graph(analysisId: string): Promise<GraphRow[]> {
-      return db.selectFrom('components').select(['id', 'ref', 'name', 'version', 'purl', 'direct', 'depends_on'])
-        .where('analysis_id', '=', analysisId).orderBy('id').execute();
-    },
+    graph: (analysisId: string) => graphRows(db, analysisId),
   };
 }
 export type ResultsStore = ReturnType<typeof resultsStore>;
+
+/** Every component of one SBOM's analysis as its graph needs them (paths, plans and findings read it). */
+export function graphRows(db: Kysely<Database>, analysisId: string): Promise<GraphRow[]> {
+  return db.selectFrom('components').select(['id', 'ref', 'name', 'version', 'purl', 'direct', 'depends_on'])
+    .where('analysis_id', '=', analysisId).orderBy('id').execute();
+}
 
 /**
  * The same fingerprint open in `refId`'s analysis of the listed finding's tool, category and format
