@@ -44,7 +44,12 @@ export function generateSarif({ results, runs, changed = 0, moved = 0 }: SarifOp
   return Buffer.from(JSON.stringify(out));
 }
 
-export function generateCycloneDx(components: number): Buffer {
+/**
+ * `graph`: the BOM also names its root (metadata.component) and a graph as npm trees have it: the
+ * root depends on the first 50 packages, each package on two further ones (a tree) and on the next
+ * (shared dependencies), and the last on the first (a cycle): about 40,000 edges for 20,000.
+ */
+export function generateCycloneDx(components: number, { graph = false } = {}): Buffer {
   const list = Array.from({ length: components }, (_, i) => ({
     type: 'library',
     'bom-ref': `pkg:npm/bench-package-${i}@1.${i % 10}.0`,
@@ -58,9 +63,17 @@ export function generateCycloneDx(components: number): Buffer {
     bomFormat: 'CycloneDX',
     specVersion: '1.5',
     version: 1,
-    metadata: { tools: { components: [{ type: 'application', name: 'bench-sbom', version: '1.0.0' }] } },
+    metadata: {
+      tools: { components: [{ type: 'application', name: 'bench-sbom', version: '1.0.0' }] },
+      ...(graph ? { component: { type: 'application', name: 'bench-app', version: '1.0.0', 'bom-ref': 'bench-app@1.0.0' } } : {}),
+    },
     components: list,
-    dependencies: list.map((c, i) => ({ ref: c['bom-ref'], dependsOn: i + 1 < list.length ? [list[i + 1]!['bom-ref']] : [] })),
+    dependencies: graph
+      ? [
+        { ref: 'bench-app@1.0.0', dependsOn: list.slice(0, 50).map((c) => c['bom-ref']) },
+        ...list.map((c, i) => ({ ref: c['bom-ref'], dependsOn: [2 * i + 51, 2 * i + 52, (i + 1) % list.length].filter((j) => j < list.length).map((j) => list[j]!['bom-ref']) })),
+      ]
+      : list.map((c, i) => ({ ref: c['bom-ref'], dependsOn: i + 1 < list.length ? [list[i + 1]!['bom-ref']] : [] })),
   };
   return Buffer.from(JSON.stringify(bom));
 }

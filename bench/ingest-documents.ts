@@ -11,6 +11,8 @@ const CASES: { input: string; items: number; make: () => Buffer }[] = [
   { input: 'same SARIF with 10% of results changed', items: 100_000, make: () => generateSarif({ results: 100_000, runs: 4, changed: 0.1 }) },
   { input: 'CycloneDX, 20,000 components', items: 20_000, make: () => generateCycloneDx(20_000) },
   { input: 'same CycloneDX again, unchanged', items: 20_000, make: () => generateCycloneDx(20_000) },
+  // Every row changes (its direct flag and edges), so it compares with the first CycloneDX case: the graph's own cost.
+  { input: 'CycloneDX, 20,000 components with a root and 40,000 edges', items: 20_000, make: () => generateCycloneDx(20_000, { graph: true }) },
   { input: 'SARIF 100,000 results, gzip', items: 100_000, make: () => gzipSync(generateSarif({ results: 100_000, runs: 4 })) },
   { input: 'same SARIF with every line moved by one', items: 100_000, make: () => generateSarif({ results: 100_000, runs: 4, moved: 1 }) },
 ];

@@ -43,6 +43,7 @@ import { badgeRoutes, badgeTokenRoutes } from './badges/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { advisoryRoutes } from './advisories/routes.js';
 import { componentRoutes } from './components/routes.js';
+import { remediationRoutes } from './remediation/routes.js';
 import { startAdvisorySync } from './advisories/sync.js';
 import { advisorySyncOptions } from './services.js';
 import { createMetrics, registerMetrics } from './http/metrics.js';
@@ -132,7 +133,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const apiRoutes = [
     meRoutes, apiKeyRoutes, orgRoutes, memberRoutes, repoRoutes, teamRoutes, userSearchRoutes, scanRoutes, resultRoutes, refRoutes,
     auditRoutes, analysisRoutes, findingRoutes, vexRoutes, suppressionRoutes, gateRoutes, badgeTokenRoutes, webhookRoutes, advisoryRoutes,
-    componentRoutes, ciTrustRoutes,
+    componentRoutes, ciTrustRoutes, remediationRoutes,
   ];
   for (const routes of apiRoutes) await app.register(routes, { prefix: '/api/v1', services });
   await app.register(badgeRoutes, { services });

@@ -24,6 +24,8 @@ import { teamService } from './teams/service.js';
 import { createScans } from './scans/index.js';
 import { resultsStore } from './results/store.js';
 import { resultsService } from './results/service.js';
+import { remediationStore } from './remediation/store.js';
+import { remediationService } from './remediation/service.js';
 import { refStore } from './refs/store.js';
 import { refService } from './refs/service.js';
 import { analysisStore } from './analyses/store.js';
@@ -90,6 +92,7 @@ export function createServices(config: Config, db: Db) {
     teamService: teamService(teamStore(k), policy, inOrgTransaction, audit),
     scans: createScans(config, db, repos.authorized),
     results: resultsService(resultsStore(k, db.dialect), refStore(k), repos.authorized, repos.admitted),
+    remediation: remediationService(remediationStore(k), refStore(k), repos.authorized, policy),
     refService: refService(refStore(k), repos.authorized),
     analysisService: analysisService(analysisStore(db), repos.authorized, audit),
     findingService: findingService(findings, repos.authorized, audit),

@@ -251,6 +251,8 @@ export interface ComponentsTable {
   depends_on: string;
   /** OSV ecosystem + normalised package name from the purl (advisories/ecosystems), null when none applies. */
   package_key: string | null;
+  /** 1: the SBOM's root depends on it; 0: only through other packages; null: unknown (no graph). Migration 0032. */
+  direct: number | null;
 }
 
 /**

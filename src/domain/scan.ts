@@ -83,6 +83,12 @@ export interface NormalisedAnalysis {
   findings: NormalisedFinding[];
   components: NormalisedComponent[];
   dependencies: NormalisedDependency[];
+  /**
+   * What the SBOM describes (CycloneDX metadata.component's bom-ref, SPDX DESCRIBES targets): where
+   * the dependency graph starts. Absent or empty: the document states no root, so no component can
+   * be called direct.
+   */
+  roots?: string[];
 }
 
 export interface NormalisedScan {

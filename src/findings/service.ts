@@ -5,6 +5,8 @@ import { conflict, notFound } from '../problem.js';
 import { defaultBranch, requestedRef } from '../domain/ref-name.js';
 import type { AuthorizedRepo } from '../repos/service.js';
 import type { FindingStore, TriageChange, TriageFilters } from './store.js';
+import { componentGraph } from '../results/graph.js';
+import type { GraphRow } from '../results/store.js';
 
 export type { TriageChange } from './store.js';
 
@@ -22,8 +24,22 @@ export function findingService(findings: FindingStore, authorizedRepo: Authorize
   }
 
   return {
+    /**
+     * One finding; a finding that names a package an SBOM of its ref lists carries where it comes
+     * from: whether the package is a direct dependency, and the shortest path that pulls it in.
+     */
     async get(actor: Actor, id: string) {
-      return (await found(actor, id, 'finding.read')).finding;
+      const { finding } = await found(actor, id, 'finding.read');
+      const place: { direct: boolean | null; path: GraphRow[] | null } = { direct: null, path: null };
+      if (finding.purl !== null) {
+        const components = await findings.componentsWithPurl(finding.ref_id, finding.purl);
+        const placed = components.find((c) => c.direct !== null);
+        if (placed) {
+          place.direct = Boolean(placed.direct);
+          place.path = componentGraph(await findings.graph(placed.analysis_id)).paths(placed.id, 1).paths[0] ?? null;
+        }
+      }
+      return { ...finding, place };
     },
 
     /** Ingest's transitions from the finding row (its latest of each), the triage events from their table. */

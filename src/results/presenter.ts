@@ -1,6 +1,6 @@
 import type { RepoStatusRow } from '../db/schema.js';
-import type { ComponentWithTool, FindingWithAnalysis } from './store.js';
-import type { ComponentJson, FindingJson, StatusJson } from './schema.js';
+import type { ComponentWithTool, FindingWithAnalysis, GraphRow } from './store.js';
+import type { ComponentJson, FindingJson, PathComponentJson, StatusJson } from './schema.js';
 import { refKey, type RefName } from '../domain/ref-name.js';
 import { httpLink } from '../domain/links.js';
 import { zeroCounts, type SeverityCounts } from '../domain/changes.js';
@@ -67,5 +67,10 @@ export function presentComponent(row: ComponentWithTool): ComponentJson {
     id: row.id, tool: row.tool, ref: row.ref, name: row.name, version: row.version, purl: row.purl, type: row.type,
     licenses: JSON.parse(row.licenses) as string[], hashes: JSON.parse(row.hashes) as { alg: string; value: string }[],
     depends_on: JSON.parse(row.depends_on) as string[], upload_id: row.upload_id,
+    direct: row.direct === null ? null : Boolean(row.direct),
   };
+}
+
+export function presentPathComponent(row: GraphRow): PathComponentJson {
+  return { id: row.id, ref: row.ref, name: row.name, version: row.version, purl: row.purl, direct: row.direct === null ? null : Boolean(row.direct) };
 }

@@ -6,9 +6,10 @@ import { replyPage } from '../http/pagination.js';
 import { listRoute, readRoute } from '../http/route-options.js';
 import { IdParams } from '../http/schemas.js';
 import { badRequest } from '../problem.js';
-import { ComponentSchema, ComponentsQuery, FindingSchema, FindingsQuery, StatusQuery, StatusSchema, VulnerabilityGroupSchema } from './schema.js';
-import { presentComponent, presentFinding, presentStatus } from './presenter.js';
+import { ComponentParams, ComponentPathsSchema, ComponentsDiffQuery, ComponentsDiffSchema, ComponentSchema, ComponentsQuery, FindingSchema, FindingsQuery, StatusQuery, StatusSchema, VulnerabilityGroupSchema } from './schema.js';
+import { presentComponent, presentFinding, presentPathComponent, presentStatus } from './presenter.js';
 import { findingsCsv, wantsCsv } from './findings-csv.js';
+import { diffCounts, diffMarkdown } from './components-diff.js';
 
 const tags = ['scans'];
 const VulnerabilityGroupList = Type.Array(VulnerabilityGroupSchema);
@@ -47,6 +48,29 @@ export const resultRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
 
   app.get('/repos/:id/components', listRoute({ tags, summary: "A repository's components (from its SBOMs)", params: IdParams, querystring: ComponentsQuery }, ComponentSchema, 'Components, by name.', 404),
     (request, reply) => replyPage(request, reply, (page) => results.components(request.actor!, request.params.id, request.query.ref, request.query.q, page), presentComponent));
+
+  app.get('/repos/:id/components/diff', readRoute({ tags, summary: 'What changed in the components between two refs or analyses: added, removed, changed, licences, vulnerabilities; JSON, or markdown for a pull request comment', params: IdParams, querystring: ComponentsDiffQuery }, {
+    description: 'The diff.',
+    content: {
+      'application/json': { schema: ComponentsDiffSchema },
+      'text/markdown': { schema: { type: 'string', description: 'GitHub markdown: counts, then the lists (50 lines each at most); SBOM text escaped.' } },
+    },
+  } as unknown as typeof ComponentsDiffSchema, 400),
+  async (request, reply) => {
+    const { base, head, format } = request.query;
+    const diff = await results.diff(request.actor!, request.params.id, base, head);
+    const accept = (request.headers.accept ?? '').toLowerCase();
+    if (format === 'markdown' || (format === undefined && accept.split(',').some((type) => type.trim().startsWith('text/markdown')))) {
+      return reply.type('text/markdown; charset=utf-8').send(diffMarkdown(diff, base, head) as never);
+    }
+    return { counts: diffCounts(diff), ...diff };
+  });
+
+  app.get('/repos/:id/components/:component_id/paths', readRoute({ tags, summary: 'How a component is pulled in: paths from direct dependencies down to it, shortest first (at most 5)', params: ComponentParams }, ComponentPathsSchema),
+    async (request) => {
+      const { total, paths } = await results.paths(request.actor!, request.params.id, request.params.component_id);
+      return { total, paths: paths.map((path) => path.map(presentPathComponent)) };
+    });
 };
 
 /** The findings list also answers text/csv: declared beside its JSON so the OpenAPI document says so. */

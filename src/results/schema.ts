@@ -86,7 +86,21 @@ export const ComponentSchema = Type.Object({
   hashes: Type.Array(Type.Object({ alg: Type.String(), value: Type.String() })),
   depends_on: Type.Array(Type.String(), { description: 'refs of the components it depends on.' }),
   upload_id: Type.String({ description: 'The upload that brought the component as it is: an SBOM uploaded again keeps what it lists unchanged.' }),
+  direct: Nullable(Type.Boolean({ description: "true: what the SBOM describes depends on it; false: only through other packages; null: unknown (the SBOM has no dependency graph, or does not reach it)." })),
 }, { title: 'Component' });
+
+export const PathComponentSchema = Type.Object({
+  id: Type.String(), ref: Nullable(Type.String()), name: Type.String(), version: Nullable(Type.String()), purl: Nullable(Type.String()),
+  direct: Nullable(Type.Boolean()),
+}, { title: 'PathComponent' });
+export type PathComponentJson = Static<typeof PathComponentSchema>;
+
+export const ComponentPathsSchema = Type.Object({
+  total: Type.Integer({ description: 'How many paths lead to it (counted up to 1,000).' }),
+  paths: Type.Array(Type.Array(PathComponentSchema), { description: 'At most 5, shortest first: each from a direct dependency down to the component.' }),
+}, { title: 'ComponentPaths' });
+
+export const ComponentParams = Type.Object({ id: Type.String(), component_id: Type.String() });
 
 export const StatusQuery = Type.Object({ ref: Type.Optional(RefQueryField) });
 
@@ -134,3 +148,26 @@ export type ComponentJson = Static<typeof ComponentSchema>;
 
 /** The findings list's items with group=vulnerability, which the route's own schema (findings) cannot name: published under its $id. */
 export const VulnerabilityGroupComponent = { ...VulnerabilityGroupSchema, $id: 'VulnerabilityGroup' };
+
+const PackageVersions = Type.Object({ package: Type.String(), purl: Nullable(Type.String({ description: 'Without version.' })), versions: Type.Array(Type.String()) });
+const PackageChange = Type.Object({ package: Type.String(), purl: Nullable(Type.String()), from: Type.Array(Type.String()), to: Type.Array(Type.String()) });
+const VulnerabilityChange = Type.Object({ id: Type.String({ description: 'Its CVE when it names one, else the rule id.' }), package: Type.String({ description: 'The purl without version.' }), severity: Type.String() });
+
+export const ComponentsDiffSchema = Type.Object({
+  counts: Type.Object({
+    added: Type.Integer(), removed: Type.Integer(), changed: Type.Integer(), licenses_changed: Type.Integer(),
+    vulnerabilities_introduced: Type.Integer(), vulnerabilities_fixed: Type.Integer(),
+  }),
+  added: Type.Array(PackageVersions),
+  removed: Type.Array(PackageVersions),
+  changed: Type.Array(PackageChange, { description: 'Packages in both whose set of versions differs, once each.' }),
+  licenses_changed: Type.Array(PackageChange),
+  vulnerabilities_introduced: Type.Array(VulnerabilityChange),
+  vulnerabilities_fixed: Type.Array(VulnerabilityChange),
+}, { title: 'ComponentsDiff' });
+
+export const ComponentsDiffQuery = Type.Object({
+  base: Type.String({ minLength: 1, maxLength: 1000, description: 'A ref name (as ?ref= takes it) or an analysis id.' }),
+  head: Type.String({ minLength: 1, maxLength: 1000, description: 'A ref name or an analysis id.' }),
+  format: Type.Optional(Type.Enum(['json', 'markdown'], { description: 'markdown: the same as Accept: text/markdown, for a pull request comment.' })),
+});

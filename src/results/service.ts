@@ -8,6 +8,8 @@ import type { RefStore } from '../refs/store.js';
 import { defaultBranch, refKey, requestedRef, sameRef, type RefName } from '../domain/ref-name.js';
 import type { Severity } from '../domain/scan.js';
 import type { FindingFilters, ResultsStore } from './store.js';
+import { componentGraph } from './graph.js';
+import { diffComponents } from './components-diff.js';
 
 export interface VulnerabilityFilters {
   state: 'open' | 'dismissed' | 'fixed' | 'all';
@@ -89,6 +91,46 @@ export function resultsService(results: ResultsStore, refs: RefStore, authorized
       const { row } = await refOf(repo, rawRef);
       if (!row) return { total: 0, items: [] };
       return results.components(repo.id, row.id, q, page);
+    },
+
+    /**
+     * What changed in the components between two refs or analyses of the repository (each named by
+     * a ref name or an analysis id): packages added, removed, changed, licences changed, and the
+     * vulnerabilities introduced and fixed.
+     */
+    async diff(actor: Actor, repoId: string, rawBase: string, rawHead: string) {
+      const repo = await authorizedRepo(actor, repoId, 'scan.read');
+      const side = async (raw: string, field: 'base' | 'head') => {
+        const analysis = await results.analysis(repo.id, raw);
+        if (analysis) {
+          const components = await results.diffComponents({ analysisId: analysis.id });
+          const purls = new Set(components.map((c) => c.purl));
+          return { components, findings: (await results.diffFindings(analysis.ref_id)).filter((f) => purls.has(f.purl)) };
+        }
+        let name: RefName;
+        try {
+          name = requestedRef(raw, 'ref');
+        } catch {
+          throw badRequest(`${field} is neither an analysis of this repository nor a ref name.`, [{ path: `/${field}`, message: 'must be a ref name or an analysis id' }]);
+        }
+        const row = await refs.byName(repo.id, name);
+        if (!row) throw notFound(`The ${field} ref "${refKey(name)}" of this repository`);
+        return { components: await results.diffComponents({ refId: row.id }), findings: await results.diffFindings(row.id) };
+      };
+      const [base, head] = [await side(rawBase, 'base'), await side(rawHead, 'head')];
+      return diffComponents(base.components, head.components, base.findings, head.findings);
+    },
+
+    /**
+     * How a component is pulled in: the paths from the direct dependencies of its SBOM down to it,
+     * shortest first (at most 5), with how many there are. An SBOM without a graph has none.
+     */
+    async paths(actor: Actor, repoId: string, componentId: string) {
+      const repo = await authorizedRepo(actor, repoId, 'scan.read');
+      const component = await results.component(repo.id, componentId);
+      if (!component) throw notFound('The component');
+      if (component.direct === null) return { total: 0, paths: [] };
+      return componentGraph(await results.graph(component.analysis_id)).paths(component.id);
     },
   };
 }

@@ -15,6 +15,7 @@ import { epssPercentile, epssProbability, inKev } from '../advisories/priorities
 import { groupVulnerabilities, type VulnerabilityGroup } from './vulnerabilities.js';
 import { knownAliases, vulnerabilityFindings } from './vulnerability-store.js';
 import type { AnalysisStatus } from './status-store.js';
+import type { DiffComponent, DiffFinding } from './components-diff.js';
 
 export interface FindingFilters {
   state: 'open' | 'fixed' | 'dismissed' | 'all';
@@ -56,6 +57,7 @@ export type StatusRead = Pick<RepoWithRole, 'id' | 'org_id' | 'default_branch' |
 };
 
 export type ComponentWithTool = ComponentRow & { tool: string };
+export type GraphRow = Pick<ComponentRow, 'id' | 'ref' | 'name' | 'version' | 'purl' | 'direct' | 'depends_on'>;
 
 const SEVERITY_COLUMN = {
   critical: 'open_critical', high: 'open_high', medium: 'open_medium', low: 'open_low', info: 'open_info',
@@ -191,9 +193,44 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
       }
       return paginate(query, page, (q) => q.selectAll('components').select('analyses.tool').orderBy('components.name').orderBy('components.id'));
     },
+
+    /** One component of the repository, undefined when it has none of that id. */
+    component(repositoryId: string, componentId: string): Promise<ComponentWithTool | undefined> {
+      return db.selectFrom('components').innerJoin('analyses', 'analyses.id', 'components.analysis_id')
+        .selectAll('components').select('analyses.tool')
+        .where('components.repository_id', '=', repositoryId).where('components.id', '=', componentId).executeTakeFirst();
+    },
+
+    /** An analysis of the repository by id, for the diff to compare. */
+    analysis(repositoryId: string, analysisId: string): Promise<{ id: string; ref_id: string } | undefined> {
+      return db.selectFrom('analyses').select(['id', 'ref_id']).where('repository_id', '=', repositoryId).where('id', '=', analysisId).executeTakeFirst();
+    },
+
+    /** The components a diff compares: a ref's (every SBOM of it) or one analysis's. */
+    diffComponents(of: { refId: string } | { analysisId: string }): Promise<DiffComponent[]> {
+      return db.selectFrom('components').innerJoin('analyses', 'analyses.id', 'components.analysis_id')
+        .select(['components.name', 'components.version', 'components.purl', 'components.licenses'])
+        .$if('refId' in of, (q) => q.where('analyses.ref_id', '=', (of as { refId: string }).refId))
+        .$if('analysisId' in of, (q) => q.where('components.analysis_id', '=', (of as { analysisId: string }).analysisId))
+        .execute();
+    },
+
+    /** A ref's open findings that name a package. */
+    diffFindings(refId: string): Promise<DiffFinding[]> {
+      return db.selectFrom('findings').select(['rule_id', 'aliases', 'purl', 'severity'])
+        .where('ref_id', '=', refId).where('purl', 'is not', null).where('state', '=', 'open').execute() as Promise<DiffFinding[]>;
+    },
+
+    graph: (analysisId: string) => graphRows(db, analysisId),
   };
 }
 export type ResultsStore = ReturnType<typeof resultsStore>;
+
+/** Every component of one SBOM's analysis as its graph needs them (paths, plans and findings read it). */
+export function graphRows(db: Kysely<Database>, analysisId: string): Promise<GraphRow[]> {
+  return db.selectFrom('components').select(['id', 'ref', 'name', 'version', 'purl', 'direct', 'depends_on'])
+    .where('analysis_id', '=', analysisId).orderBy('id').execute();
+}
 
 /**
  * The same fingerprint open in `refId`'s analysis of the listed finding's tool, category and format

@@ -1,6 +1,6 @@
 /** What an SBOM says of a component, as stored; a stored row saying exactly this again is kept. */
-export const COMPONENT_CONTENT = ['ref', 'name', 'version', 'purl', 'type', 'licenses', 'hashes', 'depends_on', 'package_key'] as const;
-export type ComponentContent = Record<(typeof COMPONENT_CONTENT)[number], string | null> & { name: string; licenses: string; hashes: string; depends_on: string };
+export const COMPONENT_CONTENT = ['ref', 'name', 'version', 'purl', 'type', 'licenses', 'hashes', 'depends_on', 'package_key', 'direct'] as const;
+export type ComponentContent = Record<Exclude<(typeof COMPONENT_CONTENT)[number], 'direct'>, string | null> & { name: string; licenses: string; hashes: string; depends_on: string; direct: number | null };
 export type StoredComponent = ComponentContent & { id: string };
 
 /**

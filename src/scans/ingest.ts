@@ -18,6 +18,7 @@ import { applyStatements, keptStatements } from './vex-statements.js';
 import { commentOf, DENYING } from '../vex/match.js';
 
 import { REMATCH_FORMAT } from '../domain/rematch.js';
+import { directFlags } from '../domain/dependency-graph.js';
 import { publishCommitted } from './committed.js';
 
 
@@ -212,11 +213,13 @@ async function applyAnalysis(
 async function syncComponents(store: TrackingStore, upload: UploadRow, analysisId: string, parsed: NormalisedAnalysis, stored: boolean): Promise<boolean> {
   const dependsOn = new Map(parsed.dependencies.map((d) => [d.ref, d.dependsOn]));
   const rows = stored ? await store.storedComponents(analysisId) : [];
-  const { arriving, gone } = keptComponents(rows, parsed.components.map((c) => ({
+  const direct = directFlags(parsed.components, parsed.dependencies, parsed.roots ?? []);
+  const { arriving, gone } = keptComponents(rows, parsed.components.map((c, i) => ({
     ref: c.ref, name: c.name, version: c.version, purl: c.purl, type: c.type,
     licenses: JSON.stringify(c.licenses), hashes: JSON.stringify(c.hashes),
     depends_on: JSON.stringify((c.ref !== null && dependsOn.get(c.ref)) || []),
     package_key: c.purl ? packageOfPurl(c.purl)?.key ?? null : null,
+    direct: direct[i] === null ? null : direct[i] ? 1 : 0,
   })));
   if (gone.length > 0) await store.deleteComponents(analysisId, gone.length === rows.length ? null : gone);
   await store.insertComponents(arriving, (content) => ({

@@ -41,7 +41,7 @@ function columnsOf(names: readonly (keyof FindingsTable)[]): Record<string, PgCo
 
 const COMPONENT_COLUMNS: Record<keyof ComponentsTable, PgColumnType> = {
   id: 'text', repository_id: 'text', analysis_id: 'text', upload_id: 'text', ref: 'text', name: 'text', version: 'text',
-  purl: 'text', type: 'text', licenses: 'text', hashes: 'text', depends_on: 'text', package_key: 'text',
+  purl: 'text', type: 'text', licenses: 'text', hashes: 'text', depends_on: 'text', package_key: 'text', direct: 'integer',
 };
 
 export interface IngestDismissal {

@@ -58,6 +58,8 @@ interface Fixture {
   webhook: { id: string };
   /** A finding of the shared repository. */
   finding: { id: string };
+  /** A component of the shared repository's SBOM. */
+  component: { id: string };
   /** Things some requests consume (a deleted repo cannot be deleted again): made fresh per call. */
   fresh: {
     org(): Promise<Org>;
@@ -169,6 +171,10 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'PUT /orgs/{id}/ci-trust/default-rule', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/orgs/${f.org.id}/ci-trust/default-rule`, payload: { enabled: true } }) },
   { route: 'GET /orgs/{id}/audit', rule: 'owner-read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/audit` }) },
   { route: 'GET /audit', rule: 'site-admin-read', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/audit' }) },
+  { route: 'GET /repos/{id}/components/{component_id}/paths', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/components/${f.component.id}/paths` }) },
+  { route: 'GET /repos/{id}/components/diff', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/components/diff?base=main&head=main` }) },
+  { route: 'GET /repos/{id}/remediation', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/remediation` }) },
+  { route: 'GET /orgs/{id}/remediation', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/remediation` }) },
   { route: 'GET /users', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/users?q=o' }) },
 ];
 
@@ -230,12 +236,25 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
     if (findingUpload.statusCode !== 202) throw new Error(`upload failed: ${findingUpload.statusCode} ${findingUpload.body}`);
     await t.drain();
     const finding = (await t.request({ url: `/api/v1/repos/${sharedRepo.id}/findings`, headers: { cookie: owner!.cookie } })).json<{ id: string }[]>()[0]!;
+    // A CycloneDX 1.6 SBOM with a graph (https://cyclonedx.org/docs/1.6/json/#dependencies): app -> left-pad.
+    const sbomUpload = await t.request({
+      method: 'POST', url: `/api/v1/repos/${sharedRepo.id}/upload?category=matrix-sbom`, headers: { cookie: owner!.cookie, 'content-type': 'application/vnd.cyclonedx+json' },
+      payload: JSON.stringify({
+        bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, metadata: { component: { type: 'application', name: 'app', 'bom-ref': 'app' } },
+        components: [{ type: 'library', name: 'left-pad', version: '1.3.0', 'bom-ref': 'left-pad@1.3.0', purl: 'pkg:npm/left-pad@1.3.0' }],
+        dependencies: [{ ref: 'app', dependsOn: ['left-pad@1.3.0'] }],
+      }),
+    });
+    if (sbomUpload.statusCode !== 202) throw new Error(`upload failed: ${sbomUpload.statusCode} ${sbomUpload.body}`);
+    await t.drain();
+    const component = (await t.request({ url: `/api/v1/repos/${sharedRepo.id}/components`, headers: { cookie: owner!.cookie } })).json<{ id: string }[]>()[0]!;
     fixture = {
       org,
       repo: sharedRepo,
       team: sharedTeam,
       webhook,
       finding,
+      component,
       fresh: {
         webhook: makeWebhook,
         suppression: async () => {

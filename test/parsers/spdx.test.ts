@@ -187,3 +187,25 @@ describe('SPDX JSON', () => {
     expect(parseError(() => json('SPDX-2.3'))).toContain('must be a JSON object');
   });
 });
+
+describe('SPDX roots (SPDX 2.3 §11: DESCRIBES, DESCRIBED_BY, documentDescribes) and CONTAINED_BY', () => {
+  it('names the described packages as the graph\'s roots, in JSON and tag-value alike', () => {
+    const [fromJson] = json({
+      spdxVersion: 'SPDX-2.3', documentDescribes: ['SPDXRef-app'],
+      packages: [{ SPDXID: 'SPDXRef-app', name: 'app' }, { SPDXID: 'SPDXRef-lib', name: 'lib' }, { SPDXID: 'SPDXRef-tool', name: 'tool' }],
+      relationships: [
+        { spdxElementId: 'SPDXRef-lib', relationshipType: 'CONTAINED_BY', relatedSpdxElement: 'SPDXRef-app' },
+        { spdxElementId: 'SPDXRef-tool', relationshipType: 'DESCRIBED_BY', relatedSpdxElement: 'SPDXRef-DOCUMENT' },
+      ],
+    }).analyses;
+    expect(fromJson?.roots).toEqual(['SPDXRef-app', 'SPDXRef-tool']);
+    expect(fromJson?.dependencies).toEqual([{ ref: 'SPDXRef-app', dependsOn: ['SPDXRef-lib'] }]);
+
+    const [fromTags] = tagValue([
+      'SPDXVersion: SPDX-2.3', 'PackageName: app', 'SPDXID: SPDXRef-app', 'PackageName: lib', 'SPDXID: SPDXRef-lib',
+      'Relationship: SPDXRef-DOCUMENT DESCRIBES SPDXRef-app', 'Relationship: SPDXRef-app DEPENDS_ON SPDXRef-lib', '',
+    ].join('\n')).analyses;
+    expect(fromTags?.roots).toEqual(['SPDXRef-app']);
+    expect(fromTags?.dependencies).toEqual([{ ref: 'SPDXRef-app', dependsOn: ['SPDXRef-lib'] }]);
+  });
+});

@@ -3,7 +3,7 @@ import { COMPONENT_CONTENT, keptComponents, type ComponentContent, type StoredCo
 
 const component = (name: string, more: Partial<ComponentContent> = {}): ComponentContent => ({
   ref: `pkg:npm/${name}@1.0.0`, name, version: '1.0.0', purl: `pkg:npm/${name}@1.0.0`, type: 'library',
-  licenses: '["MIT"]', hashes: '[{"alg":"SHA-256","value":"ab"}]', depends_on: '[]', package_key: `npm/${name}`, ...more,
+  licenses: '["MIT"]', hashes: '[{"alg":"SHA-256","value":"ab"}]', depends_on: '[]', package_key: `npm/${name}`, direct: null, ...more,
 });
 const stored = (id: string, content: ComponentContent): StoredComponent => ({ id, ...content });
 

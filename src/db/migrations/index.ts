@@ -27,6 +27,7 @@ import * as refComponentsUnchecked from './0028_ref_components_unchecked.js';
 import * as uploadIntroduced from './0029_upload_introduced.js';
 import * as teamRepositories from './0030_team_repositories.js';
 import * as ciIdentity from './0031_ci_identity.js';
+import * as componentGraph from './0032_component_graph.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   '0029_upload_introduced': uploadIntroduced,
   '0030_team_repositories': teamRepositories,
   '0031_ci_identity': ciIdentity,
+  '0032_component_graph': componentGraph,
 };
 
 export const migrationProvider: MigrationProvider = {

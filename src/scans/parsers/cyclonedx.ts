@@ -54,6 +54,8 @@ function fromBom(bom: JsonRecord): NormalisedScan {
     if (component.ref && !byRef.has(component.ref)) byRef.set(component.ref, component);
   }
   result.dependencies = dependenciesOf(bom.dependencies);
+  const root = text(subject?.['bom-ref']);
+  if (root) result.roots = [root];
   readVulnerabilities(bom.vulnerabilities, byRef, result.findings);
   const statements = vexStatements(bom.vulnerabilities, byRef);
   // A BOM of nothing but analysed vulnerabilities is a CycloneDX VEX: it states, it reports nothing

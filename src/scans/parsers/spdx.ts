@@ -47,6 +47,7 @@ function fromDocument(doc: JsonRecord): NormalisedScan {
   });
   const packageIds = new Set(result.components.map((component) => component.ref));
   result.dependencies = dependenciesOf(doc.relationships, packageIds);
+  result.roots = rootsOf(doc, packageIds);
   return { format: 'spdx', analyses: [result] };
 }
 
@@ -108,7 +109,26 @@ function licensesOf(pkg: JsonRecord): string[] {
 }
 
 /**
- * The package graph: A DEPENDS_ON B and A CONTAINS B give A → B, A DEPENDENCY_OF B gives B → A.
+ * The packages the document describes (SPDX 2.3 §11.1: `DESCRIBES` from the document, its inverse
+ * `DESCRIBED_BY`, and 2.2's `documentDescribes`), where the graph starts.
+ */
+function rootsOf(doc: JsonRecord, packageIds: ReadonlySet<string | null>): string[] {
+  const roots = new Set<string>();
+  for (const described of list(doc.documentDescribes)) {
+    const id = text(described);
+    if (id && packageIds.has(id)) roots.add(id);
+  }
+  for (const relationship of records(doc.relationships)) {
+    const type = text(relationship.relationshipType)?.toUpperCase();
+    const id = type === 'DESCRIBES' ? text(relationship.relatedSpdxElement) : type === 'DESCRIBED_BY' ? text(relationship.spdxElementId) : undefined;
+    if (id && packageIds.has(id)) roots.add(id);
+  }
+  return [...roots];
+}
+
+/**
+ * The package graph: A DEPENDS_ON B and A CONTAINS B give A → B, A DEPENDENCY_OF B and A
+ * CONTAINED_BY B give B → A.
  * Relationships with files, snippets or other documents are not between components and are left out.
  */
 function dependenciesOf(relationships: unknown, packageIds: ReadonlySet<string | null>): NormalisedDependency[] {
@@ -117,7 +137,7 @@ function dependenciesOf(relationships: unknown, packageIds: ReadonlySet<string |
     const type = text(relationship.relationshipType)?.toUpperCase();
     let from = text(relationship.spdxElementId);
     let to = text(relationship.relatedSpdxElement);
-    if (type === 'DEPENDENCY_OF') [from, to] = [to, from];
+    if (type === 'DEPENDENCY_OF' || type === 'CONTAINED_BY') [from, to] = [to, from];
     else if (type !== 'DEPENDS_ON' && type !== 'CONTAINS') continue;
     if (from && to && packageIds.has(from) && packageIds.has(to)) graph.add(from, to);
   }

@@ -73,6 +73,9 @@ export const queryKeys = {
   repoComponents: (id: string, filters: PageFilters & RefFilter) => ['repos', id, 'results', 'components', filters] as const,
   /** The ref's open advisory matches, by purl: the Components tab's marks. */
   repoComponentAdvisories: (id: string, ref: string) => ['repos', id, 'results', 'component-advisories', ref] as const,
+  /** A ref's upgrade plan, and the components diff of a pull request: read again with the results. */
+  repoRemediation: (id: string, ref: string) => ['repos', id, 'results', 'remediation', ref] as const,
+  repoComponentsDiff: (id: string, base: string, head: string) => ['repos', id, 'results', 'components-diff', base, head] as const,
   advisory: (id: string) => ['advisories', id] as const,
   advisoriesTop: ['advisories', 'top'] as const,
   advisorySources: ['advisories', 'sources'] as const,

@@ -3635,6 +3635,8 @@ export interface paths {
                             depends_on: string[];
                             /** @description The upload that brought the component as it is: an SBOM uploaded again keeps what it lists unchanged. */
                             upload_id: string;
+                            /** @description true: what the SBOM describes depends on it; false: only through other packages; null: unknown (the SBOM has no dependency graph, or does not reach it). */
+                            direct: boolean | null;
                         }[];
                     };
                 };
@@ -3645,6 +3647,196 @@ export interface paths {
                     };
                     content: {
                         "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/repos/{id}/components/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What changed in the components between two refs or analyses: added, removed, changed, licences, vulnerabilities; JSON, or markdown for a pull request comment */
+        get: {
+            parameters: {
+                query: {
+                    /** @description A ref name (as ?ref= takes it) or an analysis id. */
+                    base: string;
+                    /** @description A ref name or an analysis id. */
+                    head: string;
+                    /** @description markdown: the same as Accept: text/markdown, for a pull request comment. */
+                    format?: "json" | "markdown";
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The diff. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            counts: {
+                                added: number;
+                                removed: number;
+                                changed: number;
+                                licenses_changed: number;
+                                vulnerabilities_introduced: number;
+                                vulnerabilities_fixed: number;
+                            };
+                            added: {
+                                package: string;
+                                /** @description Without version. */
+                                purl: string | null;
+                                versions: string[];
+                            }[];
+                            removed: {
+                                package: string;
+                                /** @description Without version. */
+                                purl: string | null;
+                                versions: string[];
+                            }[];
+                            /** @description Packages in both whose set of versions differs, once each. */
+                            changed: {
+                                package: string;
+                                purl: string | null;
+                                from: string[];
+                                to: string[];
+                            }[];
+                            licenses_changed: {
+                                package: string;
+                                purl: string | null;
+                                from: string[];
+                                to: string[];
+                            }[];
+                            vulnerabilities_introduced: {
+                                /** @description Its CVE when it names one, else the rule id. */
+                                id: string;
+                                /** @description The purl without version. */
+                                package: string;
+                                severity: string;
+                            }[];
+                            vulnerabilities_fixed: {
+                                /** @description Its CVE when it names one, else the rule id. */
+                                id: string;
+                                /** @description The purl without version. */
+                                package: string;
+                                severity: string;
+                            }[];
+                        };
+                        "text/markdown": string;
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/repos/{id}/components/{component_id}/paths": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How a component is pulled in: paths from direct dependencies down to it, shortest first (at most 5) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    component_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description How many paths lead to it (counted up to 1,000). */
+                            total: number;
+                            /** @description At most 5, shortest first: each from a direct dependency down to the component. */
+                            paths: {
+                                id: string;
+                                ref: string | null;
+                                name: string;
+                                version: string | null;
+                                purl: string | null;
+                                direct: boolean | null;
+                            }[][];
+                        };
                     };
                 };
                 /** @description No session and no valid API key. */
@@ -4264,6 +4456,16 @@ export interface paths {
                             snippet: string | null;
                             /** @description The file and line on the repository's forge, at the commit of the upload that last applied this analysis. */
                             location_url: string | null;
+                            /** @description For a package an SBOM of the ref lists: whether it is a direct dependency; null when unknown (no graph) or no package. */
+                            direct: boolean | null;
+                            path: {
+                                id: string;
+                                ref: string | null;
+                                name: string;
+                                version: string | null;
+                                purl: string | null;
+                                direct: boolean | null;
+                            }[] | null;
                         };
                     };
                 };
@@ -4409,6 +4611,16 @@ export interface paths {
                             snippet: string | null;
                             /** @description The file and line on the repository's forge, at the commit of the upload that last applied this analysis. */
                             location_url: string | null;
+                            /** @description For a package an SBOM of the ref lists: whether it is a direct dependency; null when unknown (no graph) or no package. */
+                            direct: boolean | null;
+                            path: {
+                                id: string;
+                                ref: string | null;
+                                name: string;
+                                version: string | null;
+                                purl: string | null;
+                                direct: boolean | null;
+                            }[] | null;
                         };
                     };
                 };
@@ -7520,6 +7732,173 @@ export interface paths {
                 };
             };
         };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/repos/{id}/remediation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A ref's upgrade plan, most risk removed first; with Accept: text/csv the same as CSV */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A branch (x or refs/heads/x), pull request (pr/N or refs/pull/N/merge) or tag (refs/tags/v1), as GET /repos/{id}/refs names it; absent: the default branch. */
+                    ref?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The actions. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            package: string;
+                            /** @description The package: its purl without version. */
+                            purl: string;
+                            /** @description OSV ecosystem. */
+                            ecosystem: string;
+                            /** @description The installed version. */
+                            from: string;
+                            /** @description The version to upgrade to: the smallest fixed version above `from` that no advisory affects; when none is, the one fixing the most (see `remaining`). Null: no fixed version is known. */
+                            to: string | null;
+                            /** @description What `to` fixes: one id per vulnerability (its CVE when it has one), however many names and tools report it. */
+                            vulnerabilities: string[];
+                            /** @description The vulnerabilities `to` leaves (empty when `to` is safe). */
+                            remaining: string[];
+                            /** @enum {unknown} */
+                            severity: "critical" | "high" | "medium" | "low" | "info";
+                            /** @description How many of those fixed are in the CISA KEV catalogue. */
+                            kev: number;
+                            /** @description The highest EPSS probability among those fixed. */
+                            epss: number | null;
+                            /** @description The direct dependencies that pull it in: where to change the manifest (the package itself when it is direct). Empty without a dependency graph. */
+                            via: {
+                                name: string;
+                                version: string | null;
+                            }[];
+                            /** @description The open findings of this package version. */
+                            finding_ids: string[];
+                        }[];
+                        "text/csv": string;
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{id}/remediation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Upgrades across the repositories the caller may read (default branches): the same upgrade once, with every repository needing it */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            package: string;
+                            purl: string;
+                            ecosystem: string;
+                            /** @description The installed versions it replaces. */
+                            from: string[];
+                            to: string | null;
+                            /** @description Distinct vulnerability ids it fixes across the repositories. */
+                            vulnerabilities: string[];
+                            /** @enum {unknown} */
+                            severity: "critical" | "high" | "medium" | "low" | "info";
+                            kev: number;
+                            epss: number | null;
+                            /** @description Ids of the repositories (default branches) that need it. */
+                            repositories: string[];
+                        }[];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;

@@ -30,6 +30,9 @@ export type ScanState = ScanStatus['state'];
 export type Upload = Item<ResponseBody<'/api/v1/repos/{id}/uploads', 'get'>>;
 export type Finding = Item<ResponseBody<'/api/v1/repos/{id}/findings', 'get'>>;
 export type Component = Item<ResponseBody<'/api/v1/repos/{id}/components', 'get'>>;
+/** These two also answer CSV or markdown when asked: the JSON is what the UI reads. */
+export type RemediationAction = Item<Exclude<ResponseBody<'/api/v1/repos/{id}/remediation', 'get'>, string>>;
+export type ComponentsDiff = Exclude<ResponseBody<'/api/v1/repos/{id}/components/diff', 'get'>, string>;
 export type AuditEvent = Item<ResponseBody<'/api/v1/audit', 'get'>>;
 export type Ref = Item<ResponseBody<'/api/v1/repos/{id}/refs', 'get'>>;
 export type Gate = NonNullable<Upload['gate']>;

@@ -11,6 +11,7 @@ import { ruleTitle } from '../repos/finding-text';
 import { Location } from '../repos/Location';
 import { useFinding, useFindingHistory, type FindingDetail, type FindingEvent } from './api';
 import { HelpText } from './HelpText';
+import { FindingFix } from '../remediation/FindingFix';
 import { REASON_LABEL, TriageForm } from './TriageForm';
 
 const EVENT_LABEL: Record<FindingEvent['event'], string> = {
@@ -87,6 +88,7 @@ function FindingDetails({ finding: f }: { finding: FindingDetail }) {
             {f.dismissal.comment && <p className="finding-comment">{f.dismissal.comment}</p>}
           </section>
         )}
+        {f.package && <FindingFix finding={f} />}
         {f.state !== 'fixed' && <TriageForm finding={f} />}
         {f.help && (
           <section className="card section" aria-labelledby="finding-help">

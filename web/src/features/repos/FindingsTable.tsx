@@ -16,6 +16,7 @@ import { useFindings } from './api';
 import { locationOf, ruleTitle } from './finding-text';
 import { BulkTriage } from '../findings/BulkTriage';
 import { REASON_LABEL } from '../findings/TriageForm';
+import { VulnerabilityGroups } from './VulnerabilityGroups';
 import { VS_BASE, vsBaseFilter } from './VsBase';
 import { Location } from './Location';
 
@@ -104,6 +105,8 @@ export function FindingsTable({ repoId, status }: { repoId: string; status: Scan
   const pullRequest = status.ref_kind === 'pull_request';
   const vsBase = pullRequest ? vsBaseFilter(query.get('vs_base')) : undefined;
   const tools = [...new Set(status.analyses.map((a) => a.tool))].sort();
+  // One row per vulnerability: a pull request's comparison with its base lists findings only.
+  const grouped = query.get('group') === 'vulnerability' && !vsBase;
   const findings = useFindings(repoId, {
     page, state: vsBase ? 'open' : state, severity: isSeverity(severity) ? severity : '', tool, q, ref: gitRef, ...(vsBase ? { vsBase } : {}),
   });
@@ -118,7 +121,7 @@ export function FindingsTable({ repoId, status }: { repoId: string; status: Scan
   return (
     <section className="section" aria-label="Findings">
       <div className="toolbar filters" role="group" aria-label="Filter findings">
-        <SearchInput label="Search findings" placeholder="Search rule, message or file" value={q} onChange={(value) => setQuery({ q: value, page: null })} />
+        {!grouped && <SearchInput label="Search findings" placeholder="Search rule, message or file" value={q} onChange={(value) => setQuery({ q: value, page: null })} />}
         <select className="input input-compact" aria-label="Severity" value={severity} onChange={(e) => setQuery({ severity: e.target.value, page: null })}>
           <option value="">All severities</option>
           {SEVERITIES.map((s) => <option key={s} value={s}>{SEVERITY_LABEL[s]}</option>)}
@@ -136,12 +139,25 @@ export function FindingsTable({ repoId, status }: { repoId: string; status: Scan
           <option value="">All tools</option>
           {tools.map((t) => <option key={t} value={t}>{t}</option>)}
         </select>
+        {!vsBase && (
+          <label className="checkbox-inline">
+            <input type="checkbox" checked={grouped} onChange={(e) => setQuery({ group: e.target.checked ? 'vulnerability' : null, q: null, page: null })} />
+            {' '}One row per vulnerability
+          </label>
+        )}
         {filtered && (
           <button type="button" className="button button-quiet button-small" onClick={() => setQuery({ q: null, severity: null, state: null, tool: null, vs_base: null, page: null })}>
             Clear filters
           </button>
         )}
       </div>
+      {grouped ? (
+        <VulnerabilityGroups
+          repoId={repoId}
+          filters={{ page, state, severity: isSeverity(severity) ? severity : '', tool, ref: gitRef }}
+          onPage={(p) => setQuery({ page: p === 1 ? null : p }, { push: true })}
+        />
+      ) : (
       <Loaded query={findings} skeleton={<TableSkeleton label="Loading findings…" />}>
         {({ rows, info }) => rows.length === 0 ? (
           <NoFindings filtered={filtered} status={status} />
@@ -154,6 +170,7 @@ export function FindingsTable({ repoId, status }: { repoId: string; status: Scan
           </>
         )}
       </Loaded>
+      )}
     </section>
   );
 }

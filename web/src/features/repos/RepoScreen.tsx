@@ -21,8 +21,10 @@ import { CiSetup } from './CiSetup';
 import { RefSelect } from './RefSelect';
 import { PullRequestVsBase } from './VsBase';
 import { RepoPolicyPanel } from '../policies/RepoPolicyPanel';
+import { FixFirst } from '../remediation/FixFirst';
+import { DependencyChanges } from '../remediation/DependencyChanges';
 
-const TABS = ['findings', 'components', 'uploads', 'policy', 'upload'] as const;
+const TABS = ['findings', 'fix', 'components', 'uploads', 'policy', 'upload'] as const;
 type TabId = (typeof TABS)[number];
 
 /** The route: a screen of its own per repository, so nothing typed or seen carries over to another. */
@@ -82,12 +84,14 @@ function RepoScreen({ id }: { id: string }) {
               {({ status: current, uploads: list, total }) => (
                 <>
                   {current.ref_kind === 'pull_request' && <PullRequestVsBase repoId={id} status={current} />}
+                  {current.ref_kind === 'pull_request' && <DependencyChanges repoId={id} status={current} base={current.base_ref ?? r.default_branch ?? 'main'} />}
                   <RepoOverview repoId={id} status={current} uploads={list} canManage={canManage} />
                   <Tabs
                     label="Repository sections"
                     current={tab}
                     tabs={[
                       { id: 'findings', label: 'Findings', count: current.findings.open, href: tabHref('findings') },
+                      { id: 'fix', label: 'Fix first', href: tabHref('fix') },
                       { id: 'components', label: 'Components', count: current.components, href: tabHref('components') },
                       { id: 'uploads', label: 'Uploads', count: total, href: tabHref('uploads') },
                       { id: 'policy', label: 'Policy and gate', shortLabel: 'Gate', href: tabHref('policy') },
@@ -95,6 +99,7 @@ function RepoScreen({ id }: { id: string }) {
                     ]}
                   />
                   {tab === 'findings' && <FindingsTable repoId={id} status={current} />}
+                  {tab === 'fix' && <FixFirst repoId={id} gitRef={gitRef} />}
                   {tab === 'components' && <ComponentsTable repoId={id} gitRef={gitRef} />}
                   {tab === 'uploads' && <UploadHistory uploads={list} total={total} />}
                   {tab === 'policy' && <RepoPolicyPanel repoId={id} orgId={r.org_id} canManage={canManage} />}

@@ -1,0 +1,66 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { epssProbability, inKev } from '../advisories/priorities-store.js';
+import { knownAliases } from '../results/vulnerability-store.js';
+import type { VulnerabilityFinding } from '../results/vulnerabilities.js';
+import { graphRows } from '../results/store.js';
+import type { PlanAdvisoryEntry, PlanFinding } from './plan.js';
+
+/** Package keys per statement: well under either database's limit on bound parameters. */
+const CHUNK = 1000;
+
+export interface RefComponent {
+  id: string;
+  analysis_id: string;
+  package_key: string | null;
+  version: string | null;
+}
+
+/** What an upgrade plan reads: a ref's open package findings, the advisories of their packages, and its SBOMs' graphs. */
+export function remediationStore(db: Kysely<Database>) {
+  return {
+    /** The ref's open findings that name a package, with their KEV and EPSS standing. */
+    findings(refId: string): Promise<PlanFinding[]> {
+      return db.selectFrom('findings')
+        .select(['findings.id', 'findings.rule_id', 'findings.aliases', 'findings.purl', 'findings.package_name', 'findings.package_version',
+          'findings.severity', 'findings.fixed_versions', inKev().as('in_kev'), epssProbability().as('epss_probability')])
+        .where('findings.ref_id', '=', refId).where('findings.purl', 'is not', null).where('findings.state', '=', 'open')
+        .execute() as Promise<PlanFinding[]>;
+    },
+
+    /** Every affected[] entry naming these packages, withdrawn ones included (the plan leaves them out). */
+    async advisoryEntries(packageKeys: string[]): Promise<PlanAdvisoryEntry[]> {
+      const out: PlanAdvisoryEntry[] = [];
+      for (let i = 0; i < packageKeys.length; i += CHUNK) {
+        out.push(...await db.selectFrom('advisory_packages').innerJoin('advisories', 'advisories.id', 'advisory_packages.advisory_id')
+          .select(['advisory_packages.advisory_id', 'advisory_packages.ranges', 'advisory_packages.versions', 'advisories.aliases', 'advisories.withdrawn'])
+          .select((eb) => eb.fn.coalesce('advisory_packages.package_key', eb.val('')).as('package_key'))
+          .where('advisory_packages.package_key', 'in', packageKeys.slice(i, i + CHUNK)).execute());
+      }
+      return out;
+    },
+
+    known(findings: PlanFinding[]): Promise<[string, string][]> {
+      return knownAliases(db, findings as unknown as VulnerabilityFinding[]);
+    },
+
+    /** The ref's components of these packages, to find their place in their SBOM's graph. */
+    async components(refId: string, packageKeys: string[]): Promise<RefComponent[]> {
+      const out: RefComponent[] = [];
+      for (let i = 0; i < packageKeys.length; i += CHUNK) {
+        out.push(...await db.selectFrom('components').innerJoin('analyses', 'analyses.id', 'components.analysis_id')
+          .select(['components.id', 'components.analysis_id', 'components.package_key', 'components.version'])
+          .where('analyses.ref_id', '=', refId).where('components.package_key', 'in', packageKeys.slice(i, i + CHUNK)).execute());
+      }
+      return out;
+    },
+
+    graph: (analysisId: string) => graphRows(db, analysisId),
+
+    /** The repositories of an org, by name. */
+    repositories(orgId: string): Promise<{ id: string; name: string }[]> {
+      return db.selectFrom('repos').select(['id', 'name']).where('org_id', '=', orgId).orderBy('name').orderBy('id').execute();
+    },
+  };
+}
+export type RemediationStore = ReturnType<typeof remediationStore>;
