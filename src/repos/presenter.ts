@@ -12,6 +12,11 @@ export function presentRepo(row: RepoRow | RepoWithScan): RepoJson {
     name: row.name,
     url: row.url,
     default_branch: row.default_branch,
+    forge_id: row.forge_id,
+    full_name: row.full_name,
+    visibility: row.visibility,
+    archived: row.archived === 1,
+    gone: row.gone === 1,
     created_at: row.created_at,
     updated_at: row.updated_at,
     scan: {

@@ -19,6 +19,11 @@ export const RepoSchema = Type.Object({
   name: Type.String(),
   url: Nullable(Type.String()),
   default_branch: Nullable(Type.String()),
+  forge_id: Nullable(Type.String({ description: "The forge's immutable id, when the organization follows a forge." })),
+  full_name: Nullable(Type.String({ description: 'owner/name on the forge (GitLab: the full path).' })),
+  visibility: Nullable(Type.String({ description: 'public, private or internal, as the forge says.' })),
+  archived: Type.Boolean({ description: 'Archived on the forge: uploads are refused (409).' }),
+  gone: Type.Boolean({ description: 'Deleted on the forge; kept with its results until an owner deletes it.' }),
   ...Timestamps,
   scan: ScanSummarySchema,
 }, { title: 'Repository' });

@@ -43,13 +43,13 @@ describe('loadProviders: valid input', () => {
       ),
     );
     expect(providers.map(({ id, url, api_url, scopes }) => ({ id, url, api_url, scopes }))).toEqual([
-      { id: 'gh', url: 'https://github.com', api_url: 'https://api.github.com', scopes: ['read:user', 'user:email'] },
-      { id: 'gl', url: 'https://gitlab.com', api_url: 'https://gitlab.com/api/v4', scopes: ['read_user'] },
+      { id: 'gh', url: 'https://github.com', api_url: 'https://api.github.com', scopes: ['read:user', 'user:email', 'read:org'] },
+      { id: 'gl', url: 'https://gitlab.com', api_url: 'https://gitlab.com/api/v4', scopes: ['read_user', 'read_api'] },
       { id: 'tea', url: 'https://gitea.example.com', api_url: 'https://gitea.example.com/api/v1', scopes: ['read:user'] },
       { id: 'cb', url: 'https://codeberg.org', api_url: 'https://codeberg.org/api/v1', scopes: ['read:user'] },
       { id: 'bb', url: 'https://bitbucket.org', api_url: 'https://api.bitbucket.org', scopes: ['account', 'email'] },
     ]);
-    expect(providers[0]).toEqual({ ...entry(), url: 'https://github.com', api_url: 'https://api.github.com', scopes: ['read:user', 'user:email'] });
+    expect(providers[0]).toEqual({ ...entry(), url: 'https://github.com', api_url: 'https://api.github.com', scopes: ['read:user', 'user:email', 'read:org'], sync: null });
   });
 
   it('derives the GitHub Enterprise API, strips trailing slashes and keeps given scopes and api_url', () => {
@@ -78,6 +78,7 @@ describe('loadProviders: valid input', () => {
         url: 'https://git.corp.example',
         api_url: 'https://git.corp.example/api/v4',
         scopes: ['read_user', 'openid'],
+        sync: null,
       },
     ]);
   });
