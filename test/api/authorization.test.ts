@@ -57,6 +57,8 @@ interface Fixture {
     repo(): Promise<Repo>;
     team(): Promise<Team>;
     signedInUser(): Promise<string>;
+    /** The shared org, linked to a forge owner (as if PUT /orgs/{id}/forge had been done). */
+    forgeLinked(): Promise<string>;
     member(): Promise<string>;
     /** An analysis of the shared repository (one upload, processed). */
     analysis(): Promise<string>;
@@ -133,6 +135,9 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'DELETE /orgs/{id}/suppressions/{suppression_id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/orgs/${f.org.id}/suppressions/${(await f.fresh.suppression()).id}` }) },
   { route: 'GET /orgs/{id}/audit', rule: 'owner-read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/audit` }) },
   { route: 'GET /audit', rule: 'site-admin-read', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/audit' }) },
+  { route: 'GET /orgs/{id}/forge', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${await f.fresh.forgeLinked()}/forge` }) },
+  { route: 'POST /orgs/{id}/forge/sync', rule: 'manage', ok: 202, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${await f.fresh.forgeLinked()}/forge/sync` }) },
+  { route: 'DELETE /orgs/{id}/forge', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/orgs/${await f.fresh.forgeLinked()}/forge` }) },
   { route: 'GET /users', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/users?q=o' }) },
 ];
 
@@ -198,6 +203,14 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
         repo: () => api.createRepo(owner!.cookie, org.id, { name: unique() }),
         team: () => api.createTeam(owner!.cookie, org.id, { name: unique() }),
         signedInUser: async () => (await t.user(unique())).user.id,
+        forgeLinked: async () => {
+          // PUT itself needs a forge that says the caller administers the owner: test/forge/ covers it.
+          await t.db.kysely.insertInto('forge_links').values({
+            org_id: org.id, provider_id: 'gh', owner: 'matrix', owner_key: 'matrix', linked_by: null, created_at: new Date().toISOString(),
+            last_synced_at: null, last_error: null, sync_due_at: null, sync_parts: null, lease_until: null,
+          }).onConflict((oc) => oc.column('org_id').doNothing()).execute();
+          return org.id;
+        },
         member: async () => {
           const { user } = await t.user(unique());
           await api.setMember(owner!.cookie, org.id, user.id, 'member');
