@@ -89,6 +89,29 @@ export function forgeService(deps: ForgeServiceDeps) {
     },
 
     /**
+     * The repository an upload names: in a linked org by its forge full name, looked up on the forge
+     * (and created) when no pass brought it yet; in any other org by its name here. A name nobody
+     * knows is a 404 naming it, and nothing is created.
+     */
+    async repoIdForUpload(actor: Actor, orgId: string, name: string): Promise<string> {
+      await policy.require(actor, 'scan.upload', { orgId, what: ORG });
+      const link = await store.linkOf(orgId);
+      const known = await store.repoByName(orgId, name);
+      if (known) return known.id;
+      const client = link ? clients.get(link.provider_id) : undefined;
+      if (!link || !client) throw notFound(`The repository "${name}"`);
+      let found;
+      try {
+        found = await client.findRepo(link.owner, name);
+      } catch (error) {
+        if (error instanceof ForgeSyncError) throw new HttpProblem(502, `Could not look up ${name} on the forge: ${error.message}`);
+        throw error;
+      }
+      if (!found) throw notFound(`The repository "${name}" (not on the forge under ${link.owner})`);
+      return store.adoptRepo(link, found);
+    },
+
+    /**
      * A webhook delivery: verified as the forge documents it (nothing is read before), queued
      * durably, and acknowledged. A delivery id seen before is acknowledged and not queued again.
      */

@@ -114,8 +114,12 @@ export function forgeStore(db: Kysely<Database>, dialect: 'sqlite' | 'postgres')
       return db.transaction().execute(async (trx) => upsertRepo(trx, link, repo, now()));
     },
 
-    repoByFullName(orgId: string, fullName: string) {
-      return db.selectFrom('repos').select(['id', 'gone']).where('org_id', '=', orgId).where(sql`lower(full_name)`, '=', fullName.toLowerCase()).executeTakeFirst();
+    /** By forge full name (compared ignoring case), else by the name here. */
+    async repoByName(orgId: string, name: string): Promise<{ id: string } | undefined> {
+      const key = name.toLowerCase();
+      const rows = await db.selectFrom('repos').select(['id', 'full_name', 'name_key']).where('org_id', '=', orgId)
+        .where((eb) => eb.or([eb('name_key', '=', nameKey(name)), eb('full_name', '=', name), eb(sql`lower(full_name)`, '=', key)])).execute();
+      return rows.find((r) => r.full_name?.toLowerCase() === key) ?? rows.find((r) => r.name_key === nameKey(name));
     },
 
     // ---- webhook events ------------------------------------------------------------------

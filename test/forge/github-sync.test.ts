@@ -203,6 +203,26 @@ describe.each(DB_KINDS)('an organisation following a GitHub organisation (%s)', 
     expect(link).toEqual({ sync_due_at: null, sync_parts: null });
   });
 
+  it('reaches a repository by its forge full name before any pass saw it, and answers 404 naming one GitHub does not know', async () => {
+    acme.repos.push({ id: gh.nextId(), name: 'just-made', default_branch: 'main', visibility: 'private', archived: false });
+    const upload = (repo: string) => t.request({
+      method: 'POST', url: `/api/v1/orgs/${orgId}/upload?repo=${encodeURIComponent(repo)}`, headers: { cookie: alice.cookie, 'content-type': 'application/sarif+json' }, payload: sarifLog([]),
+    });
+    const res = await upload('acme/just-made');
+    expect(res.statusCode, res.body).toBe(202);
+    expect((await repos()).find((r) => r.name === 'just-made')).toMatchObject({ full_name: 'acme/just-made', forge_id: String(acme.repos.at(-1)!.id) });
+    // The same name again reaches the same repository.
+    expect((await upload('ACME/just-made')).statusCode).toBe(202);
+    expect((await repos()).filter((r) => r.name === 'just-made')).toHaveLength(1);
+
+    const count = (await repos()).length;
+    const missing = await upload('acme/no-such-repo');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().detail).toContain('acme/no-such-repo');
+    expect((await upload('other-org/just-made')).statusCode).toBe(404);
+    expect((await repos()).length).toBe(count);
+  });
+
   it('stops cleanly when GitHub fails, keeping the previous state and recording the error; sync now is 202', async () => {
     const before = await repos();
     const previous = (await forgeGet()).json<{ last_synced_at: string }>().last_synced_at;
