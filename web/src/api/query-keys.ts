@@ -50,6 +50,7 @@ export const queryKeys = {
   orgPolicy: (id: string) => ['orgs', id, 'policy'] as const,
   orgSuppressions: (id: string) => ['orgs', id, 'suppressions'] as const,
   orgWebhooks: (id: string) => ['orgs', id, 'webhooks'] as const,
+  orgForge: (id: string) => ['orgs', id, 'forge'] as const,
   webhookDeliveries: (orgId: string, hookId: string) => ['orgs', orgId, 'webhooks', hookId, 'deliveries'] as const,
   siteAudit: (filters: AuditFilters) => ['audit', filters] as const,
 

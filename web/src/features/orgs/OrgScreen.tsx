@@ -10,12 +10,13 @@ import { OrgAuditLog } from '../audit/OrgAuditLog';
 import { OrgPolicyPanel } from '../policies/OrgPolicyPanel';
 import { SuppressionsPanel } from '../suppressions/SuppressionsPanel';
 import { WebhooksPanel } from '../webhooks/WebhooksPanel';
+import { ForgePanel } from '../forge/ForgePanel';
 import { useMembers, useOrg, useTeams } from './api';
 import { RepoList } from './RepoList';
 import { TeamList } from './TeamList';
 import { MemberList } from './MemberList';
 
-type TabId = 'repos' | 'teams' | 'members' | 'policy' | 'suppressions' | 'webhooks' | 'audit';
+type TabId = 'repos' | 'teams' | 'members' | 'policy' | 'suppressions' | 'forge' | 'webhooks' | 'audit';
 
 /** The route: a screen of its own per organization, so nothing typed or opened carries over to another. */
 export function OrgRoute() {
@@ -39,6 +40,7 @@ function OrgScreen({ id }: { id: string }) {
     { id: 'members', label: 'Members', href: `/orgs/${id}?tab=members`, count: members.data?.length },
     { id: 'policy', label: 'Policy', href: `/orgs/${id}?tab=policy` },
     { id: 'suppressions', label: 'Suppressions', shortLabel: 'Rules', href: `/orgs/${id}?tab=suppressions` },
+    { id: 'forge', label: 'Forge', href: `/orgs/${id}?tab=forge` },
     ...(canManage ? [
       { id: 'webhooks' as const, label: 'Webhooks', shortLabel: 'Hooks', href: `/orgs/${id}?tab=webhooks` },
       { id: 'audit' as const, label: 'Audit log', shortLabel: 'Audit', href: `/orgs/${id}?tab=audit` },
@@ -63,6 +65,7 @@ function OrgScreen({ id }: { id: string }) {
           {tab === 'members' && <MemberList orgId={id} canManage={canManage} currentUserId={user.id} />}
           {tab === 'policy' && <OrgPolicyPanel orgId={id} canManage={canManage} />}
           {tab === 'suppressions' && <SuppressionsPanel orgId={id} canManage={canManage} />}
+          {tab === 'forge' && <ForgePanel orgId={id} canManage={canManage} />}
           {tab === 'webhooks' && <WebhooksPanel orgId={id} />}
           {tab === 'audit' && <OrgAuditLog orgId={id} />}
         </>
