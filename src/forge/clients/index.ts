@@ -1,6 +1,7 @@
 import type { ProviderConfig } from '../../providers-config.js';
 import { githubSync } from './github.js';
 import { gitlabSync } from './gitlab.js';
+import { giteaSync } from './gitea.js';
 import type { ForgeCallOptions } from './http.js';
 import type { ForgeSyncClient } from './types.js';
 
@@ -19,6 +20,9 @@ export function createSyncClient(config: ProviderConfig, call: ForgeCallOptions)
       return githubSync(config, call);
     case 'gitlab':
       return gitlabSync(config, call);
+    case 'gitea':
+    case 'forgejo':
+      return giteaSync(config, call);
     default:
       return null;
   }
