@@ -3,7 +3,7 @@ import type { AuditStore } from '../audit/store.js';
 import type { TeamRow } from '../db/schema.js';
 import type { Page } from '../db/page.js';
 import type { InTransaction } from '../db/transaction.js';
-import { notFound, refuseIds } from '../problem.js';
+import { conflict, notFound, refuseIds } from '../problem.js';
 import { conflictOnDuplicate } from '../db/errors.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
@@ -74,6 +74,7 @@ export function teamService(teams: TeamStore, policy: Policy, inTransaction: InT
     async update(actor: Actor, id: string, changes: TeamChanges, ip: string): Promise<TeamWithMembers> {
       const team = await load(id);
       await policy.require(actor, 'team.manage', { orgId: team.org_id, what: TEAM });
+      refuseForgeTeam(team);
       await conflictOnDuplicate(() => inTransaction(async (tx) => {
         const members = changes.members && await checkMembers(tx, team.org_id, changes.members);
         const updated = await tx.teams.update(id, {
@@ -92,8 +93,14 @@ export function teamService(teams: TeamStore, policy: Policy, inTransaction: InT
     async delete(actor: Actor, id: string, ip: string): Promise<void> {
       const team = await load(id);
       await policy.require(actor, 'team.manage', { orgId: team.org_id, what: TEAM });
+      refuseForgeTeam(team);
       if (!(await teams.delete(id))) throw notFound(TEAM);
       await audit.record({ action: 'team.deleted', actor: actor.user, orgId: team.org_id, ip, target: { type: 'team', id }, details: { name: team.name } });
     },
   };
+}
+
+/** A team that follows the forge is changed there; a local edit would be undone by the next pass. */
+function refuseForgeTeam(team: TeamRow): void {
+  if (team.source === 'forge') throw conflict(`The team "${team.name}" follows the forge; change it there (or unlink the organization's forge to edit it here).`);
 }

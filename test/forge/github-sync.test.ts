@@ -105,6 +105,14 @@ describe.each(DB_KINDS)('an organisation following a GitHub organisation (%s)', 
     ]);
   });
 
+  it('refuses editing or deleting a forge team locally with 409 saying it follows the forge', async () => {
+    const team = await t.db.kysely.selectFrom('teams').select('id').where('org_id', '=', orgId).where('name', '=', 'Backend').executeTakeFirstOrThrow();
+    const edit = await t.request({ method: 'PUT', url: `/api/v1/teams/${team.id}`, headers: { cookie: alice.cookie }, payload: { name: 'Renamed' } });
+    expect(edit.statusCode, edit.body).toBe(409);
+    expect(edit.json().detail).toContain('follows the forge');
+    expect((await t.request({ method: 'DELETE', url: `/api/v1/teams/${team.id}`, headers: { cookie: alice.cookie } })).statusCode).toBe(409);
+  });
+
   it('makes a pending member active at first sign-in as the same user, with no owner step', async () => {
     const before = await t.db.kysely.selectFrom('users').select('id').where('provider_id', '=', 'gh').where('forge_user_id', '=', '103').executeTakeFirstOrThrow();
     const carol = await t.app.services.users.upsertForgeUser({ providerId: 'gh', forgeUserId: '103', login: 'carol', name: 'Carol', email: null, avatarUrl: null });

@@ -2244,7 +2244,7 @@ export interface paths {
             };
         };
         post?: never;
-        /** Delete a team (owners) */
+        /** Delete a team (owners; not one that follows the forge: 409) */
         delete: {
             parameters: {
                 query?: never;
@@ -2283,6 +2283,15 @@ export interface paths {
                 };
                 /** @description Not found, or not visible to the caller. */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
