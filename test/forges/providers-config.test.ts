@@ -143,3 +143,41 @@ describe('loadProviders: errors', () => {
     expect(message).not.toContain('991234567');
   });
 });
+
+describe('sync credentials on a provider entry', () => {
+  const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIEow-not-a-real-key\n-----END RSA PRIVATE KEY-----\n';
+  const HOOK = 'hook-secret-do-not-print';
+
+  it('reads a GitHub App (inline key or key file) and a GitLab/Gitea token', () => {
+    const file = tempFile('app.pem', PEM);
+    const [inlineKey, fromFile, gitlab, gitea] = loadProviders(inline(
+      entry({ app_id: 12345, private_key: PEM, webhook_secret: HOOK }),
+      entry({ id: 'gh2', app_id: '67890', private_key_file: file, webhook_secret: HOOK }),
+      entry({ id: 'gl', type: 'gitlab', token: 'glpat-x', webhook_secret: HOOK }),
+      entry({ id: 'tea', type: 'gitea', url: 'https://gitea.example', token: 'tok', webhook_secret: HOOK }),
+    ));
+    expect(inlineKey!.sync).toEqual({ kind: 'github_app', appId: '12345', privateKey: PEM, webhookSecret: HOOK });
+    expect(fromFile!.sync).toMatchObject({ kind: 'github_app', appId: '67890', privateKey: PEM });
+    expect(gitlab!.sync).toEqual({ kind: 'token', token: 'glpat-x', webhookSecret: HOOK });
+    expect(gitea!.sync).toEqual({ kind: 'token', token: 'tok', webhookSecret: HOOK });
+  });
+
+  it.each([
+    [{ app_id: 1, private_key: PEM }, 'webhook_secret is missing'],
+    [{ private_key: PEM, webhook_secret: HOOK }, 'app_id'],
+    [{ app_id: 1, webhook_secret: HOOK }, 'private_key'],
+    [{ app_id: 1, private_key: 'not a pem', webhook_secret: HOOK }, 'PEM private key'],
+    [{ app_id: 1, private_key: PEM, private_key_file: '/x', webhook_secret: HOOK }, 'not both'],
+    [{ token: 'ghp-secret-value', webhook_secret: HOOK }, 'GitHub App'],
+    [{ app_id: 1, private_key_file: '/no/such/key.pem', webhook_secret: HOOK }, 'cannot be read'],
+  ])('refuses an incomplete or mixed GitHub App entry (%o) naming the problem and no secret', (fields, problem) => {
+    const message = configError(inline(entry(fields)));
+    expect(message).toContain(problem);
+    for (const secret of [PEM.trim(), HOOK, SECRET, 'ghp-secret-value']) expect(message).not.toContain(secret);
+  });
+
+  it('refuses app fields on GitLab and a token without a webhook secret', () => {
+    expect(configError(inline(entry({ type: 'gitlab', app_id: 1, token: 't', webhook_secret: HOOK })))).toContain('only for github');
+    expect(configError(inline(entry({ type: 'gitlab', token: 'glpat-secret' })))).toContain('webhook_secret is missing');
+  });
+});
