@@ -78,7 +78,8 @@ export function forgeStore(db: Kysely<Database>, dialect: 'sqlite' | 'postgres')
             eb('last_synced_at', 'is', null),
             eb('last_synced_at', '<', staleBefore),
           ]))
-          .orderBy('sync_due_at').limit(1)
+          // Asked-for passes first (SQLite sorts nulls first, PostgreSQL last: said explicitly), oldest ask first.
+          .orderBy(sql`case when sync_due_at is null then 1 else 0 end`).orderBy('sync_due_at').limit(1)
           .$if(dialect === 'postgres', (q) => q.forUpdate().skipLocked())
           .executeTakeFirst();
         if (!link) return undefined;
