@@ -33,6 +33,13 @@ export function createForgeSync(config: Config, db: Db, policy: Policy, audit: A
       runner ??= forgeRunner(store, clients, { reconcileMs: config.forgeSyncMs, leaseMs: LEASE_MS, pollMs: POLL_MS }, log);
       runner.start();
     },
+    /**
+     * Drops applied forge events after 30 days: long past a redelivery (GitHub keeps deliveries 3 days),
+     * so a delivery id is still recognised whenever the forge could resend it.
+     */
+    pruneEvents(): Promise<void> {
+      return store.pruneEvents(new Date(Date.now() - 30 * 86_400_000).toISOString());
+    },
     async stopWorkers(): Promise<void> {
       await runner?.stop();
       runner = null;
