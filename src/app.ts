@@ -44,6 +44,7 @@ import { webhookRoutes } from './webhooks/routes.js';
 import { advisoryRoutes } from './advisories/routes.js';
 import { componentRoutes } from './components/routes.js';
 import { remediationRoutes } from './remediation/routes.js';
+import { forgeHookRoutes, forgeRoutes } from './forge/routes.js';
 import { startAdvisorySync } from './advisories/sync.js';
 import { advisorySyncOptions } from './services.js';
 import { createMetrics, registerMetrics } from './http/metrics.js';
@@ -98,7 +99,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await registerOpenApi(app, version, { ...uploadDocumentation, schemas: [...uploadDocumentation.schemas, VulnerabilityGroupComponent] });
   await registerSessionCookie(app, options.sessionSecret, config.baseUrl);
 
-  const services = createServices(config, db);
+  const services = createServices(config, db, options.sessionSecret);
   app.decorate('services', services);
   const guard = registerGuard(app, {
     sessions: services.sessions, apiKeys: services.apiKeys, keyActors: services.keyActors, admins: services.admins, baseUrl: config.baseUrl,
@@ -133,10 +134,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const apiRoutes = [
     meRoutes, apiKeyRoutes, orgRoutes, memberRoutes, repoRoutes, teamRoutes, userSearchRoutes, scanRoutes, resultRoutes, refRoutes,
     auditRoutes, analysisRoutes, findingRoutes, vexRoutes, suppressionRoutes, gateRoutes, badgeTokenRoutes, webhookRoutes, advisoryRoutes,
-    componentRoutes, ciTrustRoutes, remediationRoutes,
+    componentRoutes, ciTrustRoutes, remediationRoutes, forgeRoutes,
   ];
   for (const routes of apiRoutes) await app.register(routes, { prefix: '/api/v1', services });
   await app.register(badgeRoutes, { services });
+  await app.register(forgeHookRoutes, { services });
   // Last: its wildcard serves the web UI for whatever no route above answers.
   await app.register(webUi);
 
@@ -147,6 +149,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('onListen', async () => {
     services.scans.startWorkers(workers, app.log);
     services.webhooks.startWorkers(workers, app.log);
+    if (workers > 0) services.forge.startWorkers(app.log);
     // Instances with workers fetch advisory sources; a lease per source keeps it to one at a time.
     if (workers > 0 && config.advisorySources.length > 0) {
       stopSync = startAdvisorySync(db.kysely, config.advisorySources, config.advisorySyncMs, advisorySyncOptions(config), app.log);
@@ -158,7 +161,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     stopMaintenance();
     await stopSync();
     await services.scans.settlements.close();
-    workersStopped = Promise.all([services.scans.stopWorkers(), services.webhooks.stopWorkers()]).then(() => undefined);
+    workersStopped = Promise.all([services.scans.stopWorkers(), services.webhooks.stopWorkers(), services.forge.stopWorkers()]).then(() => undefined);
   });
   app.addHook('onClose', async () => workersStopped);
   return app;

@@ -59,6 +59,10 @@ export interface Config {
   ciIssuers: CiIssuerConfig[];
   /** Lets CI issuers be on http, loopback or private addresses (internal CI, tests). */
   ciAllowPrivate: boolean;
+  /** How often every linked org is reconciled with its forge (SERVICE_FORGE_SYNC_MINUTES). */
+  forgeSyncMs: number;
+  /** Lets forge sync reach loopback and private addresses (an internal forge, the test emulator). */
+  forgeAllowPrivate: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -108,6 +112,8 @@ export function loadConfig(env: Env = process.env): Config {
     advisorySyncMs: integer(env, 'SERVICE_ADVISORY_SYNC_HOURS', 6, 1, 8760) * 3600 * 1000,
     advisoryAllowPrivate: boolean(env, 'SERVICE_ADVISORY_ALLOW_PRIVATE', false),
     ...ciIssuersFrom(env, port),
+    forgeSyncMs: minutes(env, 'SERVICE_FORGE_SYNC_MINUTES', 60),
+    forgeAllowPrivate: boolean(env, 'SERVICE_FORGE_ALLOW_PRIVATE', false),
   };
 }
 
@@ -281,6 +287,16 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max} (got ${value})`);
   return value;
+}
+
+/** Minutes, fractions allowed (tests reconcile every few seconds), from 0.01 to a week. */
+function minutes(env: Env, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback * 60_000;
+  if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(`${name} must be a number of minutes (got "${raw}")`);
+  const value = Number(raw);
+  if (value < 0.01 || value > 10080) throw new ConfigError(`${name} must be between 0.01 and 10080 (got ${value})`);
+  return Math.round(value * 60_000);
 }
 
 function boolean(env: Env, name: string, fallback: boolean): boolean {

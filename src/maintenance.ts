@@ -26,6 +26,7 @@ export async function runMaintenance(services: Services, log: FastifyBaseLogger)
     await services.sessions.pruneExpired();
     await services.webhooks.pruneDeliveries();
     await services.ciIdentity.prune();
+    await services.forge.pruneEvents();
     const expired = await services.findingService.expireDismissals();
     if (pruned > 0) log.info({ pruned }, 'pruned raw upload contents past their retention');
     if (refs > 0) log.info({ refs }, 'removed branches and pull requests idle past their retention');

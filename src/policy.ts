@@ -78,6 +78,9 @@ const RULES = {
   // Hooks carry a secret and send the org's findings elsewhere: owners only, reading included.
   'webhook.read': owners,
   'webhook.manage': owners,
+  // The forge link: members see its status; owners link, unlink and ask for a pass (linking also needs the forge's word).
+  'forge.read': members,
+  'forge.manage': owners,
   'audit.read_site': siteAdmins('Only site administrators may read the site-wide audit log.'),
   'advisory.import': siteAdmins('Only site administrators may import advisories.'),
   'advisory.read': signedIn,

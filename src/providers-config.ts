@@ -16,7 +16,18 @@ export interface ProviderConfig {
   /** REST API base: https://api.github.com, {url}/api/v3, {url}/api/v4, {url}/api/v1, https://api.bitbucket.org. */
   api_url: string;
   scopes: string[];
+  /** Credentials for following the forge's organisations (forge/); null: sign-in only. Never logged or returned. */
+  sync: SyncCredentials | null;
 }
+
+/**
+ * GitHub: a GitHub App (its id and private key) mints an installation token per organisation.
+ * GitLab, Gitea, Forgejo: a group/bot access token. Bitbucket: a workspace access token.
+ * Each with the secret the forge signs (or sends with) its webhooks.
+ */
+export type SyncCredentials =
+  | { kind: 'github_app'; appId: string; privateKey: string; webhookSecret: string }
+  | { kind: 'token'; token: string; webhookSecret: string };
 
 /** One line naming the variable, the entry and the problem; never carries client_secret. */
 export class ProviderConfigError extends Error {
@@ -32,14 +43,16 @@ const PUBLIC_URL: Record<ForgeType, string | null> = {
 };
 
 const DEFAULT_SCOPES: Record<ForgeType, readonly string[]> = {
-  github: ['read:user', 'user:email'],
-  gitlab: ['read_user'],
+  // read:org / read_api: linking an org checks, with the signer's own token, that they administer it.
+  github: ['read:user', 'user:email', 'read:org'],
+  gitlab: ['read_user', 'read_api'],
   gitea: ['read:user'],
   forgejo: ['read:user'],
   bitbucket: ['account', 'email'],
 };
 
-const FIELDS = ['id', 'type', 'name', 'client_id', 'client_secret', 'url', 'api_url', 'scopes'];
+const SYNC_FIELDS = ['app_id', 'private_key', 'private_key_file', 'webhook_secret', 'token'];
+const FIELDS = ['id', 'type', 'name', 'client_id', 'client_secret', 'url', 'api_url', 'scopes', ...SYNC_FIELDS];
 
 function defaultApiUrl(type: ForgeType, url: string): string | null {
   switch (type) {
@@ -145,7 +158,38 @@ function parseEntry(entry: unknown, at: string, seen: Map<string, string>): Prov
     url,
     api_url: apiUrl,
     scopes: parseScopes(entry.scopes, fail) ?? [...DEFAULT_SCOPES[type]],
+    sync: parseSync(entry, type, fail),
   };
+}
+
+function parseSync(entry: Record<string, unknown>, type: ForgeType, fail: Fail): SyncCredentials | null {
+  const given = SYNC_FIELDS.filter((f) => entry[f] !== undefined && entry[f] !== null);
+  if (given.length === 0) return null;
+  const webhookSecret = requireText(entry.webhook_secret, 'webhook_secret', fail, false);
+  if (type === 'github') {
+    if (entry.token !== undefined) fail('token is not used for github: sync goes through a GitHub App (app_id and private_key)');
+    const appId = entry.app_id;
+    if (!(typeof appId === 'number' && Number.isSafeInteger(appId)) && !(typeof appId === 'string' && /^\d+$/.test(appId))) {
+      fail(`app_id must be the GitHub App's numeric id${appId === undefined ? ' (it is missing)' : ''}`);
+    }
+    if (entry.private_key !== undefined && entry.private_key_file !== undefined) fail('set private_key or private_key_file, not both');
+    const privateKey = entry.private_key_file !== undefined
+      ? readKeyFile(requireText(entry.private_key_file, 'private_key_file', fail, true), fail)
+      : requireText(entry.private_key, 'private_key (or private_key_file)', fail, false);
+    if (!/-----BEGIN (RSA )?PRIVATE KEY-----/.test(privateKey)) fail('private_key must be the GitHub App\'s PEM private key');
+    return { kind: 'github_app', appId: String(appId), privateKey, webhookSecret };
+  }
+  const app = ['app_id', 'private_key', 'private_key_file'].find((f) => entry[f] !== undefined);
+  if (app !== undefined) fail(`${app} is only for github (a GitHub App); ${type} sync uses a token`);
+  return { kind: 'token', token: requireText(entry.token, 'token', fail, false), webhookSecret };
+}
+
+function readKeyFile(file: string, fail: Fail): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    return fail(`private_key_file cannot be read (${(err as NodeJS.ErrnoException).code ?? 'read error'})`);
+  }
 }
 
 type Fail = (problem: string) => never;

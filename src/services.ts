@@ -45,6 +45,8 @@ import { createWebhooks } from './webhooks/index.js';
 import { advisoryService } from './advisories/service.js';
 import { componentService } from './components/service.js';
 import { componentStore } from './components/store.js';
+import { createForgeSync } from './forge/index.js';
+import { forgeTokenSealer } from './auth/forge-token.js';
 
 /** A zip of advisories may inflate to no more than ten uploads' worth, in at most a million files. */
 export function advisoryZipLimits(config: Config) {
@@ -60,7 +62,7 @@ export function advisorySyncOptions(config: Config) {
 }
 
 /** Stores and services, built once per app from the database; routes receive what they need. */
-export function createServices(config: Config, db: Db) {
+export function createServices(config: Config, db: Db, sessionSecret: string | null = config.sessionSecret) {
   const k = db.kysely;
   const users = userStore(k);
   const apiKeys = apiKeyStore(k);
@@ -75,11 +77,14 @@ export function createServices(config: Config, db: Db) {
   const findings = findingStore(db);
   const keyActors = keyActorCache();
   const providerTypeOf = (id: string | null) => config.providers.find((p) => p.id === id)?.type;
+  const sessions = sessionStore(k);
+  const forgeTokens = forgeTokenSealer(sessionSecret);
   return {
     config,
     db,
     users,
-    sessions: sessionStore(k),
+    sessions,
+    forgeTokens,
     apiKeys,
     keyActors,
     audit,
@@ -105,6 +110,7 @@ export function createServices(config: Config, db: Db) {
     advisoryService: advisories,
     componentService: componentService(componentStore(k), advisories, policy),
     ciIdentity: ciIdentityService(ciIdentityStore(k), policy, audit, config.ciIssuers, issuerKeyCache({ allowPrivate: config.ciAllowPrivate })),
+    forge: createForgeSync(config, db, policy, audit, async (sessionId) => forgeTokens.open(await sessions.forgeTokenOf(sessionId))),
   };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -74,7 +74,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
       const forgeUser = await forge.fetchUser(accessToken);
       const user = await services.users.upsertForgeUser({ providerId: pending.provider, ...forgeUser });
       await services.admins.signedIn(user, request.log);
-      await startSession(request, user, 'signed_in', { provider: pending.provider });
+      await startSession(request, user, 'signed_in', { provider: pending.provider }, services.forgeTokens.seal(accessToken));
       return reply.redirect(pending.returnTo);
     } catch (caught) {
       if (caught instanceof ForgeError) {
@@ -110,10 +110,11 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
     return presentCurrentUser(await services.userService.current({ user, isAdmin: true, via: 'session', sessionId, key: null }));
   });
 
-  async function startSession(request: FastifyRequest, user: UserRow, action: string, details: Record<string, unknown>): Promise<string> {
+  async function startSession(request: FastifyRequest, user: UserRow, action: string, details: Record<string, unknown>, forgeToken: string | null = null): Promise<string> {
     const old = request.session.get('sid');
     if (old) await services.sessions.destroy(old);
-    const sessionId = await services.sessions.create(user.id);
+    // The forge token stays sealed with the session only to check, when linking an org, who administers it there.
+    const sessionId = await services.sessions.create(user.id, forgeToken);
     request.session.set('sid', sessionId);
     await services.audit.record({ action, actor: { id: user.id, login: user.login }, ip: request.ip, target: { type: 'user', id: user.id }, details: { ...details, is_admin: await services.admins.isAdmin(user) } });
     return sessionId;

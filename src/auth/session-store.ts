@@ -8,12 +8,20 @@ export const SESSION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 /** The cookie only carries a session id; the row is what makes logout final. */
 export function sessionStore(db: Kysely<Database>) {
   return {
-    async create(userId: string): Promise<string> {
+    /** forgeToken: the sign-in access token, already sealed (forge-token.ts). */
+    async create(userId: string, forgeToken: string | null = null): Promise<string> {
       const id = randomBytes(32).toString('base64url');
       await db.insertInto('sessions')
-        .values({ id, user_id: userId, created_at: now(), expires_at: inFuture(SESSION_LIFETIME_MS) })
+        .values({ id, user_id: userId, created_at: now(), expires_at: inFuture(SESSION_LIFETIME_MS), forge_token: forgeToken })
         .execute();
       return id;
+    },
+
+    /** The sealed forge token kept with a live session, if any. */
+    async forgeTokenOf(sessionId: string): Promise<string | null> {
+      const row = await db.selectFrom('sessions').select('forge_token')
+        .where('id', '=', sessionId).where('expires_at', '>', now()).executeTakeFirst();
+      return row?.forge_token ?? null;
     },
 
     async userOf(sessionId: string): Promise<UserRow | undefined> {

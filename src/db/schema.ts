@@ -25,6 +25,8 @@ export interface SessionsTable {
   user_id: string;
   created_at: string;
   expires_at: string;
+  /** The forge's sign-in access token, sealed (auth/forge-token.ts); only for checking who may link an org. */
+  forge_token?: string | null;
 }
 
 export interface ApiKeysTable {
@@ -483,6 +485,38 @@ export interface CiTokensTable {
   expires_at: string;
 }
 export type CiTokenRow = Selectable<CiTokensTable>;
+/** An org that follows a forge owner (forge/). */
+export interface ForgeLinksTable {
+  org_id: string;
+  provider_id: string;
+  owner: string;
+  /** owner in lower case: GitHub and GitLab names are case-insensitive. */
+  owner_key: string;
+  linked_by: string | null;
+  created_at: string;
+  last_synced_at: string | null;
+  last_error: string | null;
+  /** A pass is due from then on (null: only the reconcile interval). */
+  sync_due_at: string | null;
+  /** What the due pass must read, comma-separated ("repos,members,teams"). */
+  sync_parts: string | null;
+  lease_until: string | null;
+}
+
+/** A webhook delivery from a forge, queued until a worker applies it. */
+export interface ForgeEventsTable {
+  id: string;
+  provider_id: string;
+  delivery_id: string;
+  event: string;
+  payload: string;
+  status: 'pending' | 'applying' | 'applied' | 'failed';
+  attempts: Generated<number>;
+  lease_until: string | null;
+  received_at: string;
+  applied_at: string | null;
+  error: string | null;
+}
 
 export interface Database {
   users: UsersTable;
@@ -494,6 +528,8 @@ export interface Database {
   teams: TeamsTable;
   team_members: TeamMembersTable;
   team_repositories: TeamRepositoriesTable;
+  forge_links: ForgeLinksTable;
+  forge_events: ForgeEventsTable;
   uploads: UploadsTable;
   ci_trust_rules: CiTrustRulesTable;
   ci_trust_bindings: CiTrustBindingsTable;

@@ -9,6 +9,9 @@ export interface GetRequest {
   /** A body larger than this is cut off and the request fails. */
   maxBytes: number;
   allowPrivate: boolean;
+  /** GET unless said (forge sync POSTs for GitHub App installation tokens). */
+  method?: 'GET' | 'POST';
+  body?: string;
 }
 
 export interface GetResponse {
@@ -32,7 +35,7 @@ export async function guardedGet(request: GetRequest): Promise<GetResponse> {
   if (!request.allowPrivate && literal !== null && !isPublicAddress(literal)) throw new GetError(`refused: ${literal} is not a public address`);
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<GetResponse>((resolve, reject) => {
-    const req = client.request(url, { method: 'GET', headers: request.headers, lookup: guardedLookup(request.allowPrivate), agent: false }, (res) => {
+    const req = client.request(url, { method: request.method ?? 'GET', headers: request.headers, lookup: guardedLookup(request.allowPrivate), agent: false }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
@@ -54,6 +57,6 @@ export async function guardedGet(request: GetRequest): Promise<GetResponse> {
       clearTimeout(timer);
       reject(error instanceof GetError ? error : new GetError(error instanceof AddressRefused ? `refused: ${error.message}` : error.message));
     });
-    req.end();
+    req.end(request.body);
   });
 }

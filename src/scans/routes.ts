@@ -8,7 +8,7 @@ import { listRoute } from '../http/route-options.js';
 import { IdParams } from '../http/schemas.js';
 import { TEXT_FAULT, textFaults } from '../http/validation.js';
 import { badRequest } from '../problem.js';
-import { UploadQuery, UploadSchema, UploadsQuery, UploadWaitQuery } from './schema.js';
+import { OrgUploadQuery, UploadQuery, UploadSchema, UploadsQuery, UploadWaitQuery } from './schema.js';
 import { presentUpload } from './presenter.js';
 import { receiveUpload, type UploadContext } from '../bodies/upload-body.js';
 
@@ -17,6 +17,7 @@ const tags = ['scans'];
 export const scanRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const scans = services.scans.service;
   await app.register(uploadRoute, { services });
+  await app.register(orgUploadRoute, { services });
 
   app.get('/uploads/:id', {
     config: { ciToken: true },
@@ -60,6 +61,42 @@ const uploadRoute: FastifyPluginAsyncTypebox<{ services: Services }> = async (ap
       upload = await scans.accept(request.actor!, repo, received, uploadContext(received.fields, request.query));
     } finally {
       // Stored (or refused): this thread is done with the document; the ingest thread says so itself.
+      received.release();
+    }
+    return reply.code(202).header('location', `/api/v1/uploads/${upload.id}`).send(presentUpload(upload));
+  });
+};
+
+/** Upload to a repository named by its forge full name: a linked org finds it on the forge when no pass has brought it yet. */
+const orgUploadRoute: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const scans = services.scans.service;
+  const limit = services.config.maxUploadBytes;
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+  await app.register(multipart, { limits: { fileSize: limit, files: 1, fields: 10 } });
+
+  app.post('/orgs/:id/upload', {
+    config: { scope: 'upload' },
+    bodyLimit: limit,
+    schema: {
+      tags,
+      summary: 'Upload to a repository of the organization named by ?repo= (its forge full name when the organization follows a forge)',
+      params: IdParams,
+      querystring: OrgUploadQuery,
+      response: {
+        202: { description: 'Stored; it will be processed. Location names the upload.', headers: { Location: { schema: { type: 'string' } } }, content: { 'application/json': { schema: UploadSchema } } },
+        ...problems(400, 401, 403, 404, 409, 413, 415, 502),
+      },
+    },
+  }, async (request, reply) => {
+    const { repo: repoName, ...query } = request.query;
+    const repoId = await services.forge.service.repoIdForUpload(request.actor!, request.params.id, repoName);
+    const repo = await scans.repoForUpload(request.actor!, repoId);
+    const received = await receiveUpload(request, limit, services.scans.documents);
+    let upload;
+    try {
+      upload = await scans.accept(request.actor!, repo, received, uploadContext(received.fields, query));
+    } finally {
       received.release();
     }
     return reply.code(202).header('location', `/api/v1/uploads/${upload.id}`).send(presentUpload(upload));

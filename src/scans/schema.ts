@@ -66,6 +66,14 @@ export const UploadQuery = Type.Object({
   base_ref: Text(300, "A pull request's base branch (what it is compared with); absent: the default branch."),
 });
 
+export const OrgUploadQuery = Type.Object({
+  ...UploadQuery.properties,
+  repo: Type.String({
+    minLength: 1, maxLength: 300,
+    description: "The repository: its forge full name (acme/payments-api) when the organization follows a forge, found on the forge if not synced yet; else its name here.",
+  }),
+});
+
 export const UploadsQuery = Type.Object({
   ...PageQuery.properties,
   ref: Type.Optional(RefQueryField),

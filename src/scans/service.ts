@@ -40,7 +40,12 @@ export function scanService(deps: ScanServiceDeps) {
 
   return {
     /** Asked before the body is read, so that a refused upload costs nothing. */
-    repoForUpload: (actor: Actor, repoId: string) => authorizedRepo(actor, repoId, 'scan.upload'),
+    async repoForUpload(actor: Actor, repoId: string) {
+      const repo = await authorizedRepo(actor, repoId, 'scan.upload');
+      // Archived on the forge it follows: read-only there, so results for it would be about code nobody changes.
+      if (repo.archived) throw new HttpProblem(409, `The repository ${repo.full_name ?? repo.name} is archived on its forge; it takes no uploads until it is unarchived there.`);
+      return repo;
+    },
 
     /**
      * Checks what can be known without parsing (empty, not a document at all, unknown format),

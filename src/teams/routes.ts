@@ -27,7 +27,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   app.put('/teams/:id', updateRoute({ tags, summary: 'Update a team: name, description, members (owners)', params: IdParams, body: UpdateTeamBody }, TeamSchema),
     async (request) => presentTeam(await teams.update(request.actor!, request.params.id, request.body, request.ip)));
 
-  app.delete('/teams/:id', deleteRoute({ tags, summary: 'Delete a team (owners)', params: IdParams }, 409), async (request, reply) => {
+  app.delete('/teams/:id', deleteRoute({ tags, summary: 'Delete a team (owners; not one that follows the forge: 409)', params: IdParams }, 409), async (request, reply) => {
     await teams.delete(request.actor!, request.params.id, request.ip);
     return reply.code(204).send(null);
   });

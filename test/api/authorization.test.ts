@@ -68,6 +68,8 @@ interface Fixture {
     /** A team of nobody holding "read" on the repository. */
     teamHolding(repoId: string): Promise<Team>;
     signedInUser(): Promise<string>;
+    /** The shared org, linked to a forge owner (as if PUT /orgs/{id}/forge had been done). */
+    forgeLinked(): Promise<string>;
     member(): Promise<string>;
     /** An analysis of the shared repository (one upload, processed). */
     analysis(): Promise<string>;
@@ -175,6 +177,9 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'GET /repos/{id}/components/diff', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/components/diff?base=main&head=main` }) },
   { route: 'GET /repos/{id}/remediation', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/remediation` }) },
   { route: 'GET /orgs/{id}/remediation', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/remediation` }) },
+  { route: 'GET /orgs/{id}/forge', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${await f.fresh.forgeLinked()}/forge` }) },
+  { route: 'POST /orgs/{id}/forge/sync', rule: 'manage', ok: 202, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${await f.fresh.forgeLinked()}/forge/sync` }) },
+  { route: 'DELETE /orgs/{id}/forge', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/orgs/${await f.fresh.forgeLinked()}/forge` }) },
   { route: 'GET /users', rule: 'signed-in', ok: 200, request: async () => ({ method: 'GET', url: '/api/v1/users?q=o' }) },
 ];
 
@@ -282,6 +287,14 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
           return team;
         },
         signedInUser: async () => (await t.user(unique())).user.id,
+        forgeLinked: async () => {
+          // PUT itself needs a forge that says the caller administers the owner: test/forge/ covers it.
+          await t.db.kysely.insertInto('forge_links').values({
+            org_id: org.id, provider_id: 'gh', owner: 'matrix', owner_key: 'matrix', linked_by: null, created_at: new Date().toISOString(),
+            last_synced_at: null, last_error: null, sync_due_at: null, sync_parts: null, lease_until: null,
+          }).onConflict((oc) => oc.column('org_id').doNothing()).execute();
+          return org.id;
+        },
         member: async () => {
           const { user } = await t.user(unique());
           await api.setMember(owner!.cookie, org.id, user.id, 'member');

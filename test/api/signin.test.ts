@@ -78,6 +78,18 @@ describe('forge sign-in through the service', () => {
     expect(Number(after.n)).toBe(Number(before.n));
   });
 
+  it('keeps the forge access token with the session only sealed, for the forge link check', async () => {
+    forges.get('github')!.setNextUser({ id: 777, login: 'sealer', name: null, email: null, avatarUrl: null });
+    await signIn('github');
+    const user = await t.db.kysely.selectFrom('users').select('id').where('login', '=', 'sealer').executeTakeFirstOrThrow();
+    const row = await t.db.kysely.selectFrom('sessions').select('forge_token').where('user_id', '=', user.id).executeTakeFirstOrThrow();
+    const opened = t.app.services.forgeTokens.open(row.forge_token);
+    expect(opened).toMatch(/\S{8,}/);
+    expect(row.forge_token).not.toContain(opened!);
+    // Sealed under this service's session secret: a token sealed elsewhere, or altered, opens to nothing.
+    expect(t.app.services.forgeTokens.open(`${row.forge_token!.slice(0, -2)}AA`)).toBeNull();
+  });
+
   it('uses a callback once: replaying it is rejected', async () => {
     const login = await t.request({ url: '/auth/login/gitlab' });
     const atForge = await fetch(login.headers.location as string, { redirect: 'manual' });

@@ -17,6 +17,7 @@ function config(type: ProviderConfig['type']): ProviderConfig {
     url: 'https://forge.example',
     api_url: 'https://forge.example/api',
     scopes: [],
+    sync: null,
   };
 }
 

@@ -76,7 +76,7 @@ describe('GitHub requests', () => {
       client_id: 'abc',
       redirect_uri: CALLBACK,
       response_type: 'code',
-      scope: 'read:user user:email',
+      scope: 'read:user user:email read:org',
       state: 'st',
       code_challenge: 'ch',
       code_challenge_method: 'S256',

@@ -43,13 +43,13 @@ describe('loadProviders: valid input', () => {
       ),
     );
     expect(providers.map(({ id, url, api_url, scopes }) => ({ id, url, api_url, scopes }))).toEqual([
-      { id: 'gh', url: 'https://github.com', api_url: 'https://api.github.com', scopes: ['read:user', 'user:email'] },
-      { id: 'gl', url: 'https://gitlab.com', api_url: 'https://gitlab.com/api/v4', scopes: ['read_user'] },
+      { id: 'gh', url: 'https://github.com', api_url: 'https://api.github.com', scopes: ['read:user', 'user:email', 'read:org'] },
+      { id: 'gl', url: 'https://gitlab.com', api_url: 'https://gitlab.com/api/v4', scopes: ['read_user', 'read_api'] },
       { id: 'tea', url: 'https://gitea.example.com', api_url: 'https://gitea.example.com/api/v1', scopes: ['read:user'] },
       { id: 'cb', url: 'https://codeberg.org', api_url: 'https://codeberg.org/api/v1', scopes: ['read:user'] },
       { id: 'bb', url: 'https://bitbucket.org', api_url: 'https://api.bitbucket.org', scopes: ['account', 'email'] },
     ]);
-    expect(providers[0]).toEqual({ ...entry(), url: 'https://github.com', api_url: 'https://api.github.com', scopes: ['read:user', 'user:email'] });
+    expect(providers[0]).toEqual({ ...entry(), url: 'https://github.com', api_url: 'https://api.github.com', scopes: ['read:user', 'user:email', 'read:org'], sync: null });
   });
 
   it('derives the GitHub Enterprise API, strips trailing slashes and keeps given scopes and api_url', () => {
@@ -78,6 +78,7 @@ describe('loadProviders: valid input', () => {
         url: 'https://git.corp.example',
         api_url: 'https://git.corp.example/api/v4',
         scopes: ['read_user', 'openid'],
+        sync: null,
       },
     ]);
   });
@@ -140,5 +141,43 @@ describe('loadProviders: errors', () => {
     expect(message).not.toContain('\n');
     expect(message).not.toContain(SECRET);
     expect(message).not.toContain('991234567');
+  });
+});
+
+describe('sync credentials on a provider entry', () => {
+  const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIEow-not-a-real-key\n-----END RSA PRIVATE KEY-----\n';
+  const HOOK = 'hook-secret-do-not-print';
+
+  it('reads a GitHub App (inline key or key file) and a GitLab/Gitea token', () => {
+    const file = tempFile('app.pem', PEM);
+    const [inlineKey, fromFile, gitlab, gitea] = loadProviders(inline(
+      entry({ app_id: 12345, private_key: PEM, webhook_secret: HOOK }),
+      entry({ id: 'gh2', app_id: '67890', private_key_file: file, webhook_secret: HOOK }),
+      entry({ id: 'gl', type: 'gitlab', token: 'glpat-x', webhook_secret: HOOK }),
+      entry({ id: 'tea', type: 'gitea', url: 'https://gitea.example', token: 'tok', webhook_secret: HOOK }),
+    ));
+    expect(inlineKey!.sync).toEqual({ kind: 'github_app', appId: '12345', privateKey: PEM, webhookSecret: HOOK });
+    expect(fromFile!.sync).toMatchObject({ kind: 'github_app', appId: '67890', privateKey: PEM });
+    expect(gitlab!.sync).toEqual({ kind: 'token', token: 'glpat-x', webhookSecret: HOOK });
+    expect(gitea!.sync).toEqual({ kind: 'token', token: 'tok', webhookSecret: HOOK });
+  });
+
+  it.each([
+    [{ app_id: 1, private_key: PEM }, 'webhook_secret is missing'],
+    [{ private_key: PEM, webhook_secret: HOOK }, 'app_id'],
+    [{ app_id: 1, webhook_secret: HOOK }, 'private_key'],
+    [{ app_id: 1, private_key: 'not a pem', webhook_secret: HOOK }, 'PEM private key'],
+    [{ app_id: 1, private_key: PEM, private_key_file: '/x', webhook_secret: HOOK }, 'not both'],
+    [{ token: 'ghp-secret-value', webhook_secret: HOOK }, 'GitHub App'],
+    [{ app_id: 1, private_key_file: '/no/such/key.pem', webhook_secret: HOOK }, 'cannot be read'],
+  ])('refuses an incomplete or mixed GitHub App entry (%o) naming the problem and no secret', (fields, problem) => {
+    const message = configError(inline(entry(fields)));
+    expect(message).toContain(problem);
+    for (const secret of [PEM.trim(), HOOK, SECRET, 'ghp-secret-value']) expect(message).not.toContain(secret);
+  });
+
+  it('refuses app fields on GitLab and a token without a webhook secret', () => {
+    expect(configError(inline(entry({ type: 'gitlab', app_id: 1, token: 't', webhook_secret: HOOK })))).toContain('only for github');
+    expect(configError(inline(entry({ type: 'gitlab', token: 'glpat-secret' })))).toContain('webhook_secret is missing');
   });
 });

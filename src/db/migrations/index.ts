@@ -28,6 +28,7 @@ import * as uploadIntroduced from './0029_upload_introduced.js';
 import * as teamRepositories from './0030_team_repositories.js';
 import * as ciIdentity from './0031_ci_identity.js';
 import * as componentGraph from './0032_component_graph.js';
+import * as forgeLinks from './0033_forge_links.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   '0030_team_repositories': teamRepositories,
   '0031_ci_identity': ciIdentity,
   '0032_component_graph': componentGraph,
+  '0033_forge_links': forgeLinks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -51,6 +51,7 @@ export const queryKeys = {
   orgSuppressions: (id: string) => ['orgs', id, 'suppressions'] as const,
   orgCiTrust: (id: string) => ['orgs', id, 'ci-trust'] as const,
   orgWebhooks: (id: string) => ['orgs', id, 'webhooks'] as const,
+  orgForge: (id: string) => ['orgs', id, 'forge'] as const,
   webhookDeliveries: (orgId: string, hookId: string) => ['orgs', orgId, 'webhooks', hookId, 'deliveries'] as const,
   siteAudit: (filters: AuditFilters) => ['audit', filters] as const,
 

@@ -2374,7 +2374,7 @@ export interface paths {
             };
         };
         post?: never;
-        /** Delete a team (owners) */
+        /** Delete a team (owners; not one that follows the forge: 409) */
         delete: {
             parameters: {
                 query?: never;
@@ -2957,6 +2957,217 @@ export interface paths {
                 };
                 /** @description The content type or format is not accepted. */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{id}/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload to a repository of the organization named by ?repo= (its forge full name when the organization follows a forge) */
+        post: {
+            parameters: {
+                query: {
+                    /** @description Name the format instead of detecting it. */
+                    format?: "sarif" | "cyclonedx" | "spdx" | "findings" | "vex";
+                    /** @description Separates analyses of the same tool (e.g. a language or a sub-project), as in GitHub code scanning. */
+                    category?: string;
+                    /** @description The commit that was scanned: 7 to 64 hexadecimal digits (an abbreviated or full SHA-1 or SHA-256). */
+                    commit_sha?: string;
+                    /** @description The branch, tag or pull request that was scanned: refs/heads/x or x, refs/tags/v1, refs/pull/N/merge (or /head), refs/merge-requests/N/head, or pr/N. Absent: the default branch. */
+                    ref?: string;
+                    /** @description A pull request's base branch (what it is compared with); absent: the default branch. */
+                    base_ref?: string;
+                    /** @description The repository: its forge full name (acme/payments-api) when the organization follows a forge, found on the forge if not synced yet; else its name here. */
+                    repo: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Stored; it will be processed. Location names the upload. */
+                202: {
+                    headers: {
+                        Location?: unknown;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            repository_id: string;
+                            /** @description One of sarif, cyclonedx, spdx, findings, vex; or advisories: a re-match of the ref's components after an advisory import changed advisories of their packages. */
+                            format: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "processing" | "complete" | "failed";
+                            /** @description SHA-256 of the (decompressed) document. */
+                            sha256: string;
+                            size_bytes: number;
+                            /** @description Separates analyses of the same tool, as in GitHub code scanning. */
+                            category: string;
+                            commit_sha: string | null;
+                            /** @description The ref it belongs to, as ?ref= names it (the default branch when the upload named none). */
+                            ref: string;
+                            /** @enum {unknown} */
+                            ref_kind: "branch" | "pull_request" | "tag";
+                            /** @description A pull request's base branch, which vs_base compares with. */
+                            base_ref: string | null;
+                            vs_base: {
+                                /** @description Open in the pull request, not open on the base (same tool, category and format). */
+                                new: number;
+                                /** @description Open on the base, absent from the pull request. */
+                                fixed: number;
+                            } | null;
+                            /** @description The tools found in the document (once processed). */
+                            tools: string[];
+                            /** @description Why processing failed, in words. */
+                            error: string | null;
+                            /** @description What this upload changed (once complete). */
+                            counts: {
+                                new: number;
+                                fixed: number;
+                                reopened: number;
+                                unchanged: number;
+                                findings: number;
+                                components: number;
+                            };
+                            /** @description Components with a purl that could not be matched against advisories (an ecosystem or version that cannot be ordered); null when no matching ran. */
+                            components_unchecked: number | null;
+                            /** @description What this upload changed, by severity (once complete). */
+                            changes: {
+                                new: {
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                                reopened: {
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                                fixed: {
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                            } | null;
+                            /** @description How the upload was judged against its repository policy once complete; null before, or when it failed. */
+                            gate: {
+                                /** @enum {unknown} */
+                                status: "pass" | "warn" | "fail";
+                                violations: {
+                                    /** @description The policy field that was broken, e.g. max_open, fail_on_new, licenses.deny. */
+                                    rule: string;
+                                    /** @enum {unknown} */
+                                    level: "fail" | "warn";
+                                    message: string;
+                                    count: number;
+                                    /** @description A few of the findings or components concerned. */
+                                    examples: string[];
+                                }[];
+                            } | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            started_at: string | null;
+                            /** Format: date-time */
+                            completed_at: string | null;
+                            /** @description The short-lived CI token (POST /auth/ci/token) it was uploaded with, if any: its exchange is in the org audit log as ci.token.exchanged, with the job token's claims. */
+                            ci_token_id: string | null;
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The content type or format is not accepted. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Error. */
+                502: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7906,6 +8117,327 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/orgs/{id}/forge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's forge link, its last sync and what it brought */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The sign-in provider's id. */
+                            provider: string;
+                            /** @description GitHub organisation login, GitLab group full path, Gitea/Forgejo organisation or Bitbucket workspace. */
+                            owner: string;
+                            /** Format: date-time */
+                            last_synced_at: string | null;
+                            /** @description Why the last pass stopped (the previous state was kept); null after a pass that finished. */
+                            last_error: string | null;
+                            counts: {
+                                /** @description Repositories that follow the forge. */
+                                repositories: number;
+                                /** @description Memberships that come from the forge. */
+                                members: number;
+                                /** @description Teams that come from the forge. */
+                                teams: number;
+                            };
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /** Link the organization to a forge owner (owners who also administer it on the forge); a full sync starts */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        provider: string;
+                        /** @description The owner on the forge, as its URL spells it. */
+                        owner: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The sign-in provider's id. */
+                            provider: string;
+                            /** @description GitHub organisation login, GitLab group full path, Gitea/Forgejo organisation or Bitbucket workspace. */
+                            owner: string;
+                            /** Format: date-time */
+                            last_synced_at: string | null;
+                            /** @description Why the last pass stopped (the previous state was kept); null after a pass that finished. */
+                            last_error: string | null;
+                            counts: {
+                                /** @description Repositories that follow the forge. */
+                                repositories: number;
+                                /** @description Memberships that come from the forge. */
+                                members: number;
+                                /** @description Teams that come from the forge. */
+                                teams: number;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The content type or format is not accepted. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Unlink the organization from its forge; what was synced stays as local data (owners) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done; no content. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{id}/forge/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a sync pass now (owners) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The sign-in provider's id. */
+                            provider: string;
+                            /** @description GitHub organisation login, GitLab group full path, Gitea/Forgejo organisation or Bitbucket workspace. */
+                            owner: string;
+                            /** Format: date-time */
+                            last_synced_at: string | null;
+                            /** @description Why the last pass stopped (the previous state was kept); null after a pass that finished. */
+                            last_error: string | null;
+                            counts: {
+                                /** @description Repositories that follow the forge. */
+                                repositories: number;
+                                /** @description Memberships that come from the forge. */
+                                members: number;
+                                /** @description Teams that come from the forge. */
+                                teams: number;
+                            };
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/badge/{repo_id}/findings.svg": {
         parameters: {
             query?: never;
@@ -8018,6 +8550,73 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hooks/forge/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A forge's webhook delivery (verified with the provider's webhook secret, queued, applied within seconds) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    provider: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: "queued" | "duplicate";
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

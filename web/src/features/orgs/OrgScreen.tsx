@@ -11,12 +11,13 @@ import { OrgPolicyPanel } from '../policies/OrgPolicyPanel';
 import { SuppressionsPanel } from '../suppressions/SuppressionsPanel';
 import { CiTrustPanel } from '../ci-trust/CiTrustPanel';
 import { WebhooksPanel } from '../webhooks/WebhooksPanel';
+import { ForgePanel } from '../forge/ForgePanel';
 import { useMembers, useOrg, useTeams } from './api';
 import { RepoList } from './RepoList';
 import { TeamList } from './TeamList';
 import { MemberList } from './MemberList';
 
-type TabId = 'repos' | 'teams' | 'members' | 'policy' | 'suppressions' | 'ci' | 'webhooks' | 'audit';
+type TabId = 'repos' | 'teams' | 'members' | 'policy' | 'suppressions' | 'ci' | 'forge' | 'webhooks' | 'audit';
 
 /** The route: a screen of its own per organization, so nothing typed or opened carries over to another. */
 export function OrgRoute() {
@@ -41,6 +42,7 @@ function OrgScreen({ id }: { id: string }) {
     { id: 'policy', label: 'Policy', href: `/orgs/${id}?tab=policy` },
     { id: 'suppressions', label: 'Suppressions', shortLabel: 'Rules', href: `/orgs/${id}?tab=suppressions` },
     { id: 'ci', label: 'CI trust', shortLabel: 'CI', href: `/orgs/${id}?tab=ci` },
+    { id: 'forge', label: 'Forge', href: `/orgs/${id}?tab=forge` },
     ...(canManage ? [
       { id: 'webhooks' as const, label: 'Webhooks', shortLabel: 'Hooks', href: `/orgs/${id}?tab=webhooks` },
       { id: 'audit' as const, label: 'Audit log', shortLabel: 'Audit', href: `/orgs/${id}?tab=audit` },
@@ -66,6 +68,7 @@ function OrgScreen({ id }: { id: string }) {
           {tab === 'policy' && <OrgPolicyPanel orgId={id} canManage={canManage} />}
           {tab === 'suppressions' && <SuppressionsPanel orgId={id} canManage={canManage} />}
           {tab === 'ci' && <CiTrustPanel orgId={id} canManage={canManage} />}
+          {tab === 'forge' && <ForgePanel orgId={id} canManage={canManage} />}
           {tab === 'webhooks' && <WebhooksPanel orgId={id} />}
           {tab === 'audit' && <OrgAuditLog orgId={id} />}
         </>
