@@ -60,6 +60,8 @@ const RULES = {
   'policy.read': members,
   'policy.manage': owners,
   'gate.read': members,
+  // Metrics count only what the caller reads (see metrics/service.ts orgScope).
+  'metrics.read': members,
   'badge.manage': owners,
   'audit.read': owners,
   // Hooks carry a secret and send the org's findings elsewhere: owners only, reading included.

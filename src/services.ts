@@ -40,6 +40,7 @@ import { createWebhooks } from './webhooks/index.js';
 import { advisoryService } from './advisories/service.js';
 import { componentService } from './components/service.js';
 import { componentStore } from './components/store.js';
+import { metricsService } from './metrics/service.js';
 
 /** A zip of advisories may inflate to no more than ten uploads' worth, in at most a million files. */
 export function advisoryZipLimits(config: Config) {
@@ -98,6 +99,7 @@ export function createServices(config: Config, db: Db) {
     webhooks: createWebhooks(config, db, policy, audit),
     advisoryService: advisories,
     componentService: componentService(componentStore(k), advisories, policy),
+    metricsService: metricsService(k, repos.authorized, policy, audit),
   };
 }
 export type Services = ReturnType<typeof createServices>;

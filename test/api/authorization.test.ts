@@ -105,6 +105,13 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'PUT /orgs/{id}/policy', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/orgs/${f.org.id}/policy`, payload: { fail_on_new: 'critical' } }) },
   { route: 'GET /repos/{id}/policy', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/policy` }) },
   { route: 'PUT /repos/{id}/policy', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/repos/${f.repo.id}/policy`, payload: { inherit: true } }) },
+  { route: 'GET /orgs/{id}/sla', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/sla` }) },
+  { route: 'PUT /orgs/{id}/sla', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/orgs/${f.org.id}/sla`, payload: { critical: 7 } }) },
+  { route: 'GET /orgs/{id}/metrics', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/metrics?interval=week` }) },
+  { route: 'GET /orgs/{id}/metrics?team=', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/metrics?team=${f.team.id}` }) },
+  { route: 'GET /orgs/{id}/metrics/summary', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/metrics/summary` }) },
+  { route: 'GET /repos/{id}/metrics', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/metrics` }) },
+  { route: 'GET /repos/{id}/metrics/summary', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/metrics/summary?window=30d` }) },
   { route: 'GET /repos/{id}/gate', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/gate` }) },
   { route: 'POST /repos/{id}/badge-token', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/repos/${f.repo.id}/badge-token` }) },
   { route: 'GET /orgs/{id}/webhooks', rule: 'owner-read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/webhooks` }) },
@@ -269,6 +276,10 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
       [`/api/v1/repos/${fixture.repo.id}/gate`, `/api/v1/repos/${missing}/gate`],
       [`/api/v1/findings/${fixture.finding.id}`, `/api/v1/findings/${missing}`],
       [`/api/v1/orgs/${fixture.org.id}/policy`, `/api/v1/orgs/${missing}/policy`],
+      [`/api/v1/orgs/${fixture.org.id}/metrics`, `/api/v1/orgs/${missing}/metrics`],
+      [`/api/v1/orgs/${fixture.org.id}/metrics/summary`, `/api/v1/orgs/${missing}/metrics/summary`],
+      [`/api/v1/repos/${fixture.repo.id}/metrics`, `/api/v1/repos/${missing}/metrics`],
+      [`/api/v1/orgs/${fixture.org.id}/sla`, `/api/v1/orgs/${missing}/sla`],
     ];
     for (const [hidden, absent] of pairs) {
       const seen = await t.request({ url: hidden, headers: credentials.get('stranger') });

@@ -1,0 +1,209 @@
+import type { Kysely } from 'kysely';
+import type { Actor } from '../domain/actor.js';
+import type { AuditStore } from '../audit/store.js';
+import type { Database } from '../db/schema.js';
+import type { AuthorizedRepo } from '../repos/service.js';
+import type { Policy as AccessPolicy } from '../policy.js';
+import type { Severity } from '../domain/scan.js';
+import { SEVERITIES } from '../domain/scan.js';
+import { notFound } from '../problem.js';
+import { now } from '../db/time.js';
+import { policyStore } from '../gates/store.js';
+import type { Policy } from '../gates/types.js';
+import { addDays, bucketOf, dayOf, type Interval } from './days.js';
+import { dayPoints, type DayPoint } from './snapshot.js';
+import { slaOf, slaState, slaWindow, slaWindows, withSla, type Sla } from '../domain/sla.js';
+import { percentile, roundDays } from './stats.js';
+import { metricsStore, type ScopedRepo, type SummaryFinding } from './store.js';
+
+const ORG = 'The organization';
+const DAY_MS = 86_400_000;
+/** Oldest breached findings a summary names. */
+const OLDEST = 10;
+
+export interface SeriesQuery {
+  from: string;
+  to: string;
+  interval: Interval;
+  severity?: Severity;
+}
+
+export interface MetricsPoint {
+  date: string;
+  open: Record<Severity, number>;
+  new: number;
+  fixed: number;
+  dismissed: number;
+  reopened: number;
+  breached: number;
+  kev_open: number;
+  vulnerabilities: number;
+}
+
+export interface BreachedFinding extends SummaryFinding {
+  due_at: string;
+  repository_name: string;
+}
+
+export interface Summary {
+  mttr: Record<Severity, { median_days: number | null; p90_days: number | null; fixed: number }>;
+  sla_compliance: { fixed_within_sla: number; fixed: number; ratio: number | null };
+  breached_now: number;
+  oldest_breached: BreachedFinding[];
+  breached_by_repository: { repository_id: string; name: string; breached: number }[];
+}
+
+/** What a request reads: repositories (already allowed), and whether that is a whole org. */
+interface Scope {
+  repos: ScopedRepo[];
+  orgId: string | null;
+  orgPolicy: Policy;
+}
+
+export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedRepo, access: AccessPolicy, audit: AuditStore) {
+  const store = metricsStore(db);
+  const policies = policyStore(db);
+  const slaFor = (repo: ScopedRepo, orgPolicy: Policy): Sla => slaOf(repo.policy ?? orgPolicy);
+
+  /**
+   * An org's repositories the caller may read, or a team's of them.
+   * READABLE: today every member reads every repository of their org, so the whole org is read; the
+   * readable-repositories helper (team-based access) goes here, and `orgId` then stays set only
+   * when the caller reads all of it (the org's index serves the series).
+   */
+  async function orgScope(actor: Actor, orgId: string, teamId: string | undefined): Promise<Scope> {
+    await access.require(actor, 'metrics.read', { orgId, what: ORG });
+    const orgPolicy = await store.orgPolicy(orgId);
+    if (teamId === undefined) return { repos: await store.scoped({ orgId }), orgId, orgPolicy };
+    const ids = await store.teamRepositoryIds(orgId, teamId);
+    if (!ids) throw notFound('The team');
+    return { repos: ids.length ? await store.scoped({ repositoryIds: ids }) : [], orgId: null, orgPolicy };
+  }
+
+  async function repoScope(actor: Actor, repositoryId: string): Promise<Scope> {
+    const repo = await authorizedRepo(actor, repositoryId, 'metrics.read');
+    return { repos: await store.scoped({ repositoryIds: [repo.id] }), orgId: null, orgPolicy: await store.orgPolicy(repo.org_id) };
+  }
+
+  async function series(scope: Scope, query: SeriesQuery): Promise<MetricsPoint[]> {
+    const days = scope.orgId !== null
+      ? await store.daily({ orgId: scope.orgId }, query.from, query.to)
+      : scope.repos.length ? await store.daily({ repositoryIds: scope.repos.map((r) => r.id) }, query.from, query.to) : [];
+    const byDay = new Map(days.map((d) => [d.day, d]));
+    // Every day of the range has a point (zero before any snapshot); a bucket's open figures are its last day's.
+    const buckets = new Map<string, MetricsPoint>();
+    for (let day = query.from; day <= query.to; day = addDays(day, 1)) {
+      const p = byDay.get(day);
+      const key = bucketOf(day, query.interval);
+      const bucket = buckets.get(key) ?? { date: key, open: { critical: 0, high: 0, medium: 0, low: 0, info: 0 }, new: 0, fixed: 0, dismissed: 0, reopened: 0, breached: 0, kev_open: 0, vulnerabilities: 0 };
+      bucket.open = p ? { ...p.open } : { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
+      bucket.breached = p?.breached ?? 0;
+      bucket.kev_open = p?.kev_open ?? 0;
+      bucket.vulnerabilities = p?.vulnerabilities ?? 0;
+      bucket.new += p?.opened ?? 0;
+      bucket.fixed += p?.fixed ?? 0;
+      bucket.dismissed += p?.dismissed ?? 0;
+      bucket.reopened += p?.reopened ?? 0;
+      buckets.set(key, bucket);
+    }
+    const points = [...buckets.values()];
+    if (query.severity) {
+      // Snapshots keep open counts per severity only: the filter narrows the open figures.
+      for (const point of points) point.open = Object.fromEntries(SEVERITIES.map((s) => [s, s === query.severity ? point.open[s] : 0])) as Record<Severity, number>;
+    }
+    return points;
+  }
+
+  async function summary(scope: Scope, windowDays: number): Promise<Summary> {
+    const at = Date.now();
+    const since = new Date(at - windowDays * DAY_MS).toISOString();
+    const withRef = scope.repos.filter((r) => r.refId !== undefined);
+    const repoById = new Map(withRef.map((r) => [r.id, r]));
+    const { fixed, open } = await store.summaryFindings(withRef.map((r) => r.refId!), since);
+    const bySeverity = new Map<string, number[]>();
+    let withinSla = 0;
+    let underSla = 0;
+    for (const f of fixed) {
+      const days = (Date.parse(f.fixed_at!) - Date.parse(f.created_at)) / DAY_MS;
+      bySeverity.set(f.severity, [...(bySeverity.get(f.severity) ?? []), days]);
+      const window = slaWindow(slaFor(repoById.get(f.repository_id)!, scope.orgPolicy), f.severity, f.created_at, f.kev_added_at);
+      if (!window) continue;
+      underSla++;
+      if (Date.parse(f.fixed_at!) <= window.due) withinSla++;
+    }
+    const mttr = Object.fromEntries(SEVERITIES.map((s) => {
+      const values = bySeverity.get(s) ?? [];
+      return [s, { median_days: roundDays(percentile(values, 50)), p90_days: roundDays(percentile(values, 90)), fixed: values.length }];
+    })) as Summary['mttr'];
+    const breached: BreachedFinding[] = [];
+    const perRepo = new Map<string, number>();
+    for (const f of open) {
+      const repo = repoById.get(f.repository_id)!;
+      const windows = slaWindows(slaFor(repo, scope.orgPolicy), f.severity, f.created_at, f.kev_added_at);
+      if (windows.length === 0 || slaState(windows, at) !== 'breached') continue;
+      breached.push({ ...f, due_at: new Date(Math.min(...windows.map((w) => w.due))).toISOString(), repository_name: repo.name });
+      perRepo.set(repo.id, (perRepo.get(repo.id) ?? 0) + 1);
+    }
+    breached.sort((a, b) => a.due_at.localeCompare(b.due_at) || a.id.localeCompare(b.id));
+    return {
+      mttr,
+      sla_compliance: { fixed_within_sla: withinSla, fixed: underSla, ratio: underSla ? Math.round((withinSla / underSla) * 10_000) / 10_000 : null },
+      breached_now: breached.length,
+      oldest_breached: breached.slice(0, OLDEST),
+      breached_by_repository: [...perRepo.entries()].map(([id, count]) => ({ repository_id: id, name: repoById.get(id)!.name, breached: count }))
+        .sort((a, b) => b.breached - a.breached || a.name.localeCompare(b.name)),
+    };
+  }
+
+  return {
+    async sla(actor: Actor, orgId: string): Promise<Sla> {
+      await access.require(actor, 'policy.read', { orgId, what: ORG });
+      return slaOf(await policies.orgPolicy(orgId));
+    },
+
+    /** Written into the org's policy (max_age_days, max_age_kev_days): the gate sees the same setting. */
+    async setSla(actor: Actor, orgId: string, sla: Partial<Sla>, ip: string): Promise<Sla> {
+      await access.require(actor, 'policy.manage', { orgId, what: ORG });
+      const document = withSla(await policies.orgPolicy(orgId), sla);
+      await policies.setOrgPolicy(orgId, document, now());
+      await audit.record({ action: 'policy.updated', actor: actor.user, orgId, ip, target: { type: 'org', id: orgId }, details: { policy: document } });
+      return slaOf(document);
+    },
+
+    orgSeries: async (actor: Actor, orgId: string, teamId: string | undefined, query: SeriesQuery) => series(await orgScope(actor, orgId, teamId), query),
+    repoSeries: async (actor: Actor, repositoryId: string, query: SeriesQuery) => series(await repoScope(actor, repositoryId), query),
+    orgSummary: async (actor: Actor, orgId: string, teamId: string | undefined, windowDays: number) => summary(await orgScope(actor, orgId, teamId), windowDays),
+    repoSummary: async (actor: Actor, repositoryId: string, windowDays: number) => summary(await repoScope(actor, repositoryId), windowDays),
+
+    /**
+     * Writes every repository's missing days up to yesterday (the last day that has ended, by the
+     * service's clock): after downtime every missing day, after the migration every day since the
+     * repository's first finding. Days already written stay, so running again, or on two instances
+     * at once, changes nothing. Returns how many days were written.
+     */
+    async snapshot(): Promise<number> {
+      const yesterday = addDays(dayOf(Date.now()), -1);
+      let written = 0;
+      for (const orgId of await store.orgIds()) {
+        const orgPolicy = await store.orgPolicy(orgId);
+        const last = await store.lastDays(orgId);
+        for (const repo of await store.scoped({ orgId })) {
+          if (repo.refId === undefined) continue;
+          const lastDay = last.get(repo.id);
+          if (lastDay !== undefined && lastDay >= yesterday) continue;
+          const history = await store.history(repo.id, repo.refId);
+          const firsts = [...history.findings.map((f) => f.created_at), ...history.events.map((e) => e.created_at)];
+          if (firsts.length === 0) continue;
+          const from = lastDay !== undefined ? addDays(lastDay, 1) : dayOf(firsts.reduce((a, b) => (a < b ? a : b)));
+          const days: string[] = [];
+          for (let day = from; day <= yesterday; day = addDays(day, 1)) days.push(day);
+          if (days.length === 0) continue;
+          const points: DayPoint[] = dayPoints(history.findings, history.events, slaFor(repo, orgPolicy), days);
+          await store.writeDays(repo.id, orgId, points);
+          written += points.length;
+        }
+      }
+      return written;
+    },
+  };
+}
