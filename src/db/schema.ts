@@ -470,14 +470,24 @@ export interface Database {
   kev_entries: KevEntriesTable;
   epss_scores: EpssScoresTable;
   repo_snapshots: RepoSnapshotsTable;
+  org_snapshots: OrgSnapshotsTable;
 }
 
 /** A repository's default branch at the end of one UTC day, and that day's events (metrics/). */
-export interface RepoSnapshotsTable {
+export interface RepoSnapshotsTable extends SnapshotCounts {
   repository_id: string;
   org_id: string;
   /** YYYY-MM-DD (UTC). */
   day: string;
+}
+
+/** The sum of an organisation's repository snapshots of one day. */
+export interface OrgSnapshotsTable extends SnapshotCounts {
+  org_id: string;
+  day: string;
+}
+
+interface SnapshotCounts {
   open_critical: number;
   open_high: number;
   open_medium: number;

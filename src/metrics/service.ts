@@ -6,18 +6,21 @@ import type { AuthorizedRepo } from '../repos/service.js';
 import type { Policy as AccessPolicy } from '../policy.js';
 import type { Severity } from '../domain/scan.js';
 import { SEVERITIES } from '../domain/scan.js';
+import { SEVERITY_RANK } from '../domain/severity.js';
 import { notFound } from '../problem.js';
 import { now } from '../db/time.js';
 import { policyStore } from '../gates/store.js';
 import type { Policy } from '../gates/types.js';
 import { addDays, bucketOf, dayOf, type Interval } from './days.js';
-import { dayPoints, type DayPoint } from './snapshot.js';
+import { dayPoints, kevAddedAtOf, type DayPoint } from './snapshot.js';
 import { slaOf, slaState, slaWindow, slaWindows, withSla, type Sla } from '../domain/sla.js';
 import { percentile, roundDays } from './stats.js';
 import { metricsStore, type ScopedRepo, type SummaryFinding } from './store.js';
 
 const ORG = 'The organization';
 const DAY_MS = 86_400_000;
+/** Repositories whose history one snapshot round reads at once. */
+const BATCH = 500;
 /** Oldest breached findings a summary names. */
 const OLDEST = 10;
 
@@ -53,11 +56,13 @@ export interface Summary {
   breached_by_repository: { repository_id: string; name: string; breached: number }[];
 }
 
-/** What a request reads: repositories (already allowed), and whether that is a whole org. */
+/** What a request reads: repositories (already allowed; read only when needed), and whether that is a whole org. */
 interface Scope {
-  repos: ScopedRepo[];
+  repos: () => Promise<ScopedRepo[]>;
   orgId: string | null;
   orgPolicy: Policy;
+  /** Without orgId: the repositories' ids. */
+  repositoryIds?: string[];
 }
 
 export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedRepo, access: AccessPolicy, audit: AuditStore) {
@@ -74,21 +79,22 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
   async function orgScope(actor: Actor, orgId: string, teamId: string | undefined): Promise<Scope> {
     await access.require(actor, 'metrics.read', { orgId, what: ORG });
     const orgPolicy = await store.orgPolicy(orgId);
-    if (teamId === undefined) return { repos: await store.scoped({ orgId }), orgId, orgPolicy };
+    if (teamId === undefined) return { repos: () => store.scoped({ orgId }), orgId, orgPolicy };
     const ids = await store.teamRepositoryIds(orgId, teamId);
     if (!ids) throw notFound('The team');
-    return { repos: ids.length ? await store.scoped({ repositoryIds: ids }) : [], orgId: null, orgPolicy };
+    return { repos: async () => (ids.length ? store.scoped({ repositoryIds: ids }) : []), orgId: null, orgPolicy, repositoryIds: ids };
   }
 
   async function repoScope(actor: Actor, repositoryId: string): Promise<Scope> {
     const repo = await authorizedRepo(actor, repositoryId, 'metrics.read');
-    return { repos: await store.scoped({ repositoryIds: [repo.id] }), orgId: null, orgPolicy: await store.orgPolicy(repo.org_id) };
+    return { repos: () => store.scoped({ repositoryIds: [repo.id] }), orgId: null, orgPolicy: await store.orgPolicy(repo.org_id), repositoryIds: [repo.id] };
   }
 
   async function series(scope: Scope, query: SeriesQuery): Promise<MetricsPoint[]> {
+    const ids = scope.repositoryIds ?? [];
     const days = scope.orgId !== null
       ? await store.daily({ orgId: scope.orgId }, query.from, query.to)
-      : scope.repos.length ? await store.daily({ repositoryIds: scope.repos.map((r) => r.id) }, query.from, query.to) : [];
+      : ids.length ? await store.daily({ repositoryIds: ids }, query.from, query.to) : [];
     const byDay = new Map(days.map((d) => [d.day, d]));
     // Every day of the range has a point (zero before any snapshot); a bucket's open figures are its last day's.
     const buckets = new Map<string, MetricsPoint>();
@@ -117,16 +123,24 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
   async function summary(scope: Scope, windowDays: number): Promise<Summary> {
     const at = Date.now();
     const since = new Date(at - windowDays * DAY_MS).toISOString();
-    const withRef = scope.repos.filter((r) => r.refId !== undefined);
+    const withRef = (await scope.repos()).filter((r) => r.refId !== undefined);
     const repoById = new Map(withRef.map((r) => [r.id, r]));
-    const { fixed, open } = await store.summaryFindings(withRef.map((r) => r.refId!), since);
+    // Only findings first seen before the shortest window any of these repositories gives their severity can be past due.
+    const slas = [slaOf(scope.orgPolicy), ...withRef.filter((r) => r.policy).map((r) => slaOf(r.policy!))];
+    const cutoffs = new Map<number, string>();
+    for (const severity of SEVERITIES) {
+      const days = slas.flatMap((sla) => [severity === 'info' ? null : sla[severity], sla.kev_days]).filter((d): d is number => d !== null);
+      if (days.length) cutoffs.set(SEVERITY_RANK[severity], new Date(at - Math.min(...days) * DAY_MS).toISOString());
+    }
+    const { fixed, open } = await store.summaryFindings(withRef.map((r) => r.refId!), since, cutoffs);
+    const kev = await store.kevImports();
     const bySeverity = new Map<string, number[]>();
     let withinSla = 0;
     let underSla = 0;
     for (const f of fixed) {
       const days = (Date.parse(f.fixed_at!) - Date.parse(f.created_at)) / DAY_MS;
       bySeverity.set(f.severity, [...(bySeverity.get(f.severity) ?? []), days]);
-      const window = slaWindow(slaFor(repoById.get(f.repository_id)!, scope.orgPolicy), f.severity, f.created_at, f.kev_added_at);
+      const window = slaWindow(slaFor(repoById.get(f.repository_id)!, scope.orgPolicy), f.severity, f.created_at, kevAddedAtOf(f, kev));
       if (!window) continue;
       underSla++;
       if (Date.parse(f.fixed_at!) <= window.due) withinSla++;
@@ -139,7 +153,7 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
     const perRepo = new Map<string, number>();
     for (const f of open) {
       const repo = repoById.get(f.repository_id)!;
-      const windows = slaWindows(slaFor(repo, scope.orgPolicy), f.severity, f.created_at, f.kev_added_at);
+      const windows = slaWindows(slaFor(repo, scope.orgPolicy), f.severity, f.created_at, kevAddedAtOf(f, kev));
       if (windows.length === 0 || slaState(windows, at) !== 'breached') continue;
       breached.push({ ...f, due_at: new Date(Math.min(...windows.map((w) => w.due))).toISOString(), repository_name: repo.name });
       perRepo.set(repo.id, (perRepo.get(repo.id) ?? 0) + 1);
@@ -183,25 +197,35 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
      */
     async snapshot(): Promise<number> {
       const yesterday = addDays(dayOf(Date.now()), -1);
+      const kev = await store.kevImports();
       let written = 0;
       for (const orgId of await store.orgIds()) {
         const orgPolicy = await store.orgPolicy(orgId);
         const last = await store.lastDays(orgId);
-        for (const repo of await store.scoped({ orgId })) {
-          if (repo.refId === undefined) continue;
-          const lastDay = last.get(repo.id);
-          if (lastDay !== undefined && lastDay >= yesterday) continue;
-          const history = await store.history(repo.id, repo.refId);
-          const firsts = [...history.findings.map((f) => f.created_at), ...history.events.map((e) => e.created_at)];
-          if (firsts.length === 0) continue;
-          const from = lastDay !== undefined ? addDays(lastDay, 1) : dayOf(firsts.reduce((a, b) => (a < b ? a : b)));
-          const days: string[] = [];
-          for (let day = from; day <= yesterday; day = addDays(day, 1)) days.push(day);
-          if (days.length === 0) continue;
-          const points: DayPoint[] = dayPoints(history.findings, history.events, slaFor(repo, orgPolicy), days);
-          await store.writeDays(repo.id, orgId, points);
-          written += points.length;
+        const due = (await store.scoped({ orgId })).filter((repo) => repo.refId !== undefined && (last.get(repo.id) ?? '') < yesterday);
+        let earliest: string | null = null;
+        // Repositories a few hundred at a time: one read of their findings and events each.
+        for (let i = 0; i < due.length; i += BATCH) {
+          const batch = due.slice(i, i + BATCH);
+          const histories = await store.histories(batch.map((r) => ({ id: r.id, refId: r.refId! })));
+          const rows: { repositoryId: string; points: DayPoint[] }[] = [];
+          for (const repo of batch) {
+            const history = histories.get(repo.id)!;
+            const findings = history.findings.map((f) => ({ ...f, kev_added_at: kevAddedAtOf(f, kev) }));
+            const firsts = [...findings.map((f) => f.created_at), ...history.events.map((e) => e.created_at)];
+            if (firsts.length === 0) continue;
+            const lastDay = last.get(repo.id);
+            const from = lastDay !== undefined ? addDays(lastDay, 1) : dayOf(firsts.reduce((a, b) => (a < b ? a : b)));
+            const days: string[] = [];
+            for (let day = from; day <= yesterday; day = addDays(day, 1)) days.push(day);
+            if (days.length === 0) continue;
+            rows.push({ repositoryId: repo.id, points: dayPoints(findings, history.events, slaFor(repo, orgPolicy), days) });
+            if (earliest === null || from < earliest) earliest = from;
+          }
+          await store.writeDays(orgId, rows);
+          written += rows.reduce((sum, r) => sum + r.points.length, 0);
         }
+        if (earliest !== null) await store.rollUp(orgId, earliest, yesterday);
       }
       return written;
     },

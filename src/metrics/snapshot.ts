@@ -24,6 +24,21 @@ export interface TriageHistory {
   created_at: string;
 }
 
+/**
+ * When Scanyard imported the KEV entry of one of a finding's names (its rule id and the aliases stored
+ * with it), the earliest; null when none is listed. Matched in memory against the catalogue (a few
+ * thousand CVEs): a scanner's GHSA id whose CVE only the advisory database knows is not matched here,
+ * while the findings list (advisories/priorities-store.ts inKev) follows the database's aliases too.
+ */
+export function kevAddedAtOf(finding: { rule_id: string; aliases: string | null }, imports: ReadonlyMap<string, string>): string | null {
+  let first: string | null = null;
+  for (const name of [finding.rule_id, ...(finding.aliases ? (JSON.parse(finding.aliases) as string[]) : [])]) {
+    const at = imports.get(name.toUpperCase());
+    if (at !== undefined && (first === null || at < first)) first = at;
+  }
+  return first;
+}
+
 export interface DayPoint {
   day: string;
   open: Record<Severity, number>;

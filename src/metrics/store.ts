@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { defaultBranch } from '../domain/ref-name.js';
-import { kevAddedAt } from '../advisories/priorities-store.js';
 import type { Policy } from '../gates/types.js';
 import type { DayPoint, FindingHistory, TriageHistory } from './snapshot.js';
+
+const COUNTS = ['open_critical', 'open_high', 'open_medium', 'open_low', 'open_info', 'opened', 'fixed', 'dismissed', 'reopened', 'breached', 'kev_open', 'vulnerabilities'] as const;
 
 /** Ids per `IN (...)` list: well inside SQLite's and PostgreSQL's parameter limits. */
 const CHUNK = 5000;
@@ -27,7 +28,7 @@ export interface SummaryFinding {
   state: string;
   created_at: string;
   fixed_at: string | null;
-  kev_added_at: string | null;
+  aliases: string | null;
   file_path: string | null;
   package_name: string | null;
 }
@@ -91,40 +92,63 @@ export function metricsStore(db: Kysely<Database>) {
       return new Map(rows.map((r) => [r.repository_id, r.day as string]));
     },
 
-    /** Everything a default branch's findings and triage events say of their past. */
-    async history(repositoryId: string, refId: string): Promise<{ findings: FindingHistory[]; events: TriageHistory[] }> {
-      const findings = await db.selectFrom('findings')
-        .select(['fingerprint', 'severity', 'rule_id', 'aliases', 'purl', 'state', 'created_at', 'fixed_at', 'reopened_at', kevAddedAt().as('kev_added_at')])
-        .where('ref_id', '=', refId).execute();
-      const events = await db.selectFrom('finding_events').select(['fingerprint', 'event', 'created_at'])
-        .where('repository_id', '=', repositoryId).execute();
-      return { findings, events };
+    /**
+     * When Scanyard imported each KEV entry, by CVE: the catalogue is a few thousand entries, so
+     * figures over many findings look their names up here instead of asking the database per finding.
+     */
+    async kevImports(): Promise<Map<string, string>> {
+      const rows = await db.selectFrom('kev_entries').select(['cve', 'imported_at']).execute();
+      return new Map(rows.map((r) => [r.cve.toUpperCase(), r.imported_at ?? '']));
+    },
+
+    /** Everything some default branches' findings and triage events say of their past, per repository. */
+    async histories(repos: readonly { id: string; refId: string }[]): Promise<Map<string, { findings: Omit<FindingHistory, 'kev_added_at'>[]; events: TriageHistory[] }>> {
+      const out = new Map(repos.map((r) => [r.id, { findings: [] as Omit<FindingHistory, 'kev_added_at'>[], events: [] as TriageHistory[] }]));
+      for (const part of chunks(repos)) {
+        const findings = await db.selectFrom('findings')
+          .select(['repository_id', 'fingerprint', 'severity', 'rule_id', 'aliases', 'purl', 'state', 'created_at', 'fixed_at', 'reopened_at'])
+          .where('ref_id', 'in', part.map((r) => r.refId)).execute();
+        for (const { repository_id: id, ...f } of findings) out.get(id)?.findings.push(f);
+        const events = await db.selectFrom('finding_events').select(['repository_id', 'fingerprint', 'event', 'created_at'])
+          .where('repository_id', 'in', part.map((r) => r.id)).execute();
+        for (const { repository_id: id, ...e } of events) out.get(id)?.events.push(e);
+      }
+      return out;
+    },
+
+    /** The org's sums for these days, summed again from its repositories' rows. */
+    async rollUp(orgId: string, from: string, to: string): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('org_snapshots').where('org_id', '=', orgId).where('day', '>=', from).where('day', '<=', to).execute();
+        await trx.insertInto('org_snapshots').columns(['org_id', 'day', ...COUNTS])
+          .expression((eb) => eb.selectFrom('repo_snapshots').select((e) => ['org_id', 'day', ...COUNTS.map((c) => e.fn.sum<number>(c).as(c))])
+            .where('org_id', '=', orgId).where('day', '>=', from).where('day', '<=', to).groupBy(['org_id', 'day']))
+          .execute();
+      });
     },
 
     /** Writes days not yet written; a day already there stays as it was (written live, or by another instance). */
-    async writeDays(repositoryId: string, orgId: string, points: readonly DayPoint[]): Promise<void> {
-      for (let i = 0; i < points.length; i += 500) {
-        const values = points.slice(i, i + 500).map((p) => ({
-          repository_id: repositoryId, org_id: orgId, day: p.day,
-          open_critical: p.open.critical, open_high: p.open.high, open_medium: p.open.medium, open_low: p.open.low, open_info: p.open.info,
-          opened: p.opened, fixed: p.fixed, dismissed: p.dismissed, reopened: p.reopened, breached: p.breached, kev_open: p.kev_open, vulnerabilities: p.vulnerabilities,
-        }));
-        await db.insertInto('repo_snapshots').values(values).onConflict((oc) => oc.columns(['repository_id', 'day']).doNothing()).execute();
+    async writeDays(orgId: string, repos: readonly { repositoryId: string; points: readonly DayPoint[] }[]): Promise<void> {
+      const values = repos.flatMap(({ repositoryId, points }) => points.map((p) => ({
+        repository_id: repositoryId, org_id: orgId, day: p.day,
+        open_critical: p.open.critical, open_high: p.open.high, open_medium: p.open.medium, open_low: p.open.low, open_info: p.open.info,
+        opened: p.opened, fixed: p.fixed, dismissed: p.dismissed, reopened: p.reopened, breached: p.breached, kev_open: p.kev_open, vulnerabilities: p.vulnerabilities,
+      })));
+      // 15 columns a row: 500 rows stay well inside either database's limit on bound parameters.
+      for (let i = 0; i < values.length; i += 500) {
+        await db.insertInto('repo_snapshots').values(values.slice(i, i + 500)).onConflict((oc) => oc.columns(['repository_id', 'day']).doNothing()).execute();
       }
     },
 
     /**
-     * Daily sums over the repositories in scope: a whole org's by its (org_id, day) index, else by
-     * the repositories' (repository_id, day) keys.
+     * Daily sums over the repositories in scope: a whole org's from its rolled-up rows, else summed
+     * from the repositories' (repository_id, day) keys.
      */
     async daily(scope: { orgId: string } | { repositoryIds: string[] }, from: string, to: string): Promise<DayPoint[]> {
-      const base = () => db.selectFrom('repo_snapshots').select((eb) => [
-        'day',
-        ...(['open_critical', 'open_high', 'open_medium', 'open_low', 'open_info', 'opened', 'fixed', 'dismissed', 'reopened', 'breached', 'kev_open', 'vulnerabilities'] as const)
-          .map((c) => eb.fn.sum<number | string>(c).as(c)),
-      ]).where('day', '>=', from).where('day', '<=', to).groupBy('day');
+      const base = () => db.selectFrom('repo_snapshots').select((eb) => ['day', ...COUNTS.map((c) => eb.fn.sum<number | string>(c).as(c))])
+        .where('day', '>=', from).where('day', '<=', to).groupBy('day');
       const rows = 'orgId' in scope
-        ? await base().where('org_id', '=', scope.orgId).execute()
+        ? await db.selectFrom('org_snapshots').select(['day', ...COUNTS]).where('org_id', '=', scope.orgId).where('day', '>=', from).where('day', '<=', to).execute()
         : (await Promise.all(chunks(scope.repositoryIds).map((ids) => base().where('repository_id', 'in', ids).execute()))).flat();
       const byDay = new Map<string, DayPoint>();
       for (const row of rows) {
@@ -140,16 +164,23 @@ export function metricsStore(db: Kysely<Database>) {
       return [...byDay.values()].sort((a, b) => a.day.localeCompare(b.day));
     },
 
-    /** Default-branch findings fixed at or after `since`, and those open now. */
-    async summaryFindings(refIds: readonly string[], since: string): Promise<{ fixed: SummaryFinding[]; open: SummaryFinding[] }> {
+    /**
+     * Default-branch findings fixed at or after `since`, and those open now that may be past due: of
+     * each severity, first seen before its cutoff (now minus the shortest window that can apply to
+     * it); severities absent from `cutoffs` have no SLA.
+     */
+    async summaryFindings(refIds: readonly string[], since: string, cutoffs: ReadonlyMap<number, string>): Promise<{ fixed: SummaryFinding[]; open: SummaryFinding[] }> {
       const fixed: SummaryFinding[] = [];
       const open: SummaryFinding[] = [];
-      const columns = ['id', 'repository_id', 'rule_id', 'message', 'severity', 'state', 'created_at', 'fixed_at', 'file_path', 'package_name'] as const;
+      const columns = ['id', 'repository_id', 'rule_id', 'aliases', 'message', 'severity', 'state', 'created_at', 'fixed_at', 'file_path', 'package_name'] as const;
       for (const ids of chunks(refIds)) {
-        fixed.push(...await db.selectFrom('findings').select([...columns, kevAddedAt().as('kev_added_at')])
+        fixed.push(...await db.selectFrom('findings').select(columns)
           .where('ref_id', 'in', ids).where('state', '=', 'fixed').where('fixed_at', '>=', since).execute());
-        open.push(...await db.selectFrom('findings').select([...columns, kevAddedAt().as('kev_added_at')])
-          .where('ref_id', 'in', ids).where('state', '=', 'open').execute());
+        if (cutoffs.size === 0) continue;
+        open.push(...await db.selectFrom('findings').select(columns)
+          .where('ref_id', 'in', ids).where('state', '=', 'open')
+          .where((eb) => eb.or([...cutoffs].map(([rank, cutoff]) => eb.and([eb('severity_rank', '=', rank), eb('created_at', '<', cutoff)]))))
+          .execute());
       }
       return { fixed, open };
     },
