@@ -52,6 +52,23 @@ describe.each(DB_KINDS)('SLAs and metrics on %s', (kind) => {
     expect(res.statusCode, res.body).toBe(202);
     await t.drain();
   };
+  /** CISA's known_exploited_vulnerabilities.json (catalogue schema 1.x: catalogVersion, vulnerabilities[] with cveID, dateAdded, ...), one entry. */
+  const importKev = async () => {
+    const admin = await t.user('admin', { admin: true });
+    const res = await t.request({
+      method: 'POST', url: '/api/v1/advisories/import', headers: { cookie: admin.cookie, 'content-type': 'application/octet-stream' },
+      payload: JSON.stringify({
+        title: 'CISA Catalog of Known Exploited Vulnerabilities', catalogVersion: '2025.03.14', dateReleased: '2025-03-14T17:59:45.3694Z', count: 1,
+        vulnerabilities: [{
+          cveID: 'CVE-2021-44228', vendorProject: 'Apache', product: 'Log4j2', vulnerabilityName: 'Apache Log4j2 Remote Code Execution Vulnerability',
+          dateAdded: '2021-12-10', shortDescription: 'Apache Log4j2 contains a vulnerability where JNDI features do not protect against attacker-controlled JNDI-related endpoints.',
+          requiredAction: 'For all affected software assets for which updates exist, apply updates per vendor instructions.',
+          dueDate: '2021-12-24', knownRansomwareCampaignUse: 'Known', notes: 'https://nvd.nist.gov/vuln/detail/CVE-2021-44228', cwes: ['CWE-20', 'CWE-400', 'CWE-502'],
+        }],
+      }),
+    });
+    expect(res.statusCode, res.body).toBeLessThan(300);
+  };
   const finding = (rule: string, severity: number): SarifResultSpec => ({ rule, file: `src/${rule}.ts`, securitySeverity: severity });
 
   describe('the SLA', () => {
@@ -130,12 +147,15 @@ describe.each(DB_KINDS)('SLAs and metrics on %s', (kind) => {
     });
 
     it('answers the same series when the snapshots are backfilled from history', async () => {
+      const team = await get(`/api/v1/orgs/${orgId}/metrics?from=${dayText(0)}&to=${dayText(20)}&team=${teamId}`);
       await t.db.kysely.deleteFrom('repo_snapshots').execute();
+      await t.db.kysely.deleteFrom('org_snapshots').execute();
       vi.useFakeTimers({ toFake: ['Date'] });
       try {
         vi.setSystemTime(DAY0 + 21 * DAY);
         expect(await t.app.services.metricsService.snapshot()).toBe(22);
         expect((await get(`/api/v1/orgs/${orgId}/metrics?from=${dayText(0)}&to=${dayText(20)}`)).json()).toEqual(liveDaily);
+        expect((await get(`/api/v1/orgs/${orgId}/metrics?from=${dayText(0)}&to=${dayText(20)}&team=${teamId}`)).json()).toEqual(team.json());
       } finally {
         vi.useRealTimers();
       }
@@ -209,12 +229,11 @@ describe.each(DB_KINDS)('SLAs and metrics on %s', (kind) => {
       try {
         vi.setSystemTime(T0);
         await upload(repoC, [finding('P', CRITICAL), finding('Q', HIGH), finding('R', MEDIUM), finding('L', 2), finding('CVE-2021-44228', 2)]);
-        // A CISA KEV catalogue entry (known_exploited_vulnerabilities.json: cveID, dateAdded) that Scanyard imported a day later.
-        await t.db.kysely.insertInto('kev_entries').values({
-          cve: 'CVE-2021-44228', vendor_project: 'Apache', product: 'Log4j2', vulnerability_name: 'Apache Log4j2 Remote Code Execution Vulnerability',
-          date_added: '2021-12-10', due_date: '2021-12-24', known_ransomware_campaign_use: 'Known', imported_at: new Date(T0 + DAY).toISOString(),
-        }).execute();
+        // Scanyard imports the KEV catalogue a day later, then again on day 6.5: the clock counts from the first import.
+        vi.setSystemTime(T0 + DAY);
+        await importKev();
         vi.setSystemTime(T0 + 6.5 * DAY);
+        await importKev();
         const list = async (query: string) => (await get(`/api/v1/repos/${repoC}/findings?${query}`)).json() as { rule_id: string; due_at: string | null; sla: string | null; id: string }[];
         const byRule = new Map((await list('')).map((f) => [f.rule_id, f]));
         const iso = (days: number) => new Date(T0 + days * DAY).toISOString();
