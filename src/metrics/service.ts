@@ -132,7 +132,11 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
       const days = slas.flatMap((sla) => [severity === 'info' ? null : sla[severity], sla.kev_days]).filter((d): d is number => d !== null);
       if (days.length) cutoffs.set(SEVERITY_RANK[severity], new Date(at - Math.min(...days) * DAY_MS).toISOString());
     }
-    const { fixed, open } = await store.summaryFindings(withRef.map((r) => r.refId!), since, cutoffs);
+    // One SLA for all and no KEV days: the database counts what is past due, and names the oldest.
+    const exact = slas.every((sla) => JSON.stringify(sla) === JSON.stringify(slas[0])) && slas[0]!.kev_days === null;
+    const refIds = withRef.map((r) => r.refId!);
+    const { fixed, open } = await store.summaryFindings(refIds, since, exact ? new Map() : cutoffs);
+    const counted = exact ? await store.breached(refIds, cutoffs, OLDEST) : null;
     const kev = await store.kevImports();
     const bySeverity = new Map<string, number[]>();
     let withinSla = 0;
@@ -158,11 +162,19 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
       breached.push({ ...f, due_at: new Date(Math.min(...windows.map((w) => w.due))).toISOString(), repository_name: repo.name });
       perRepo.set(repo.id, (perRepo.get(repo.id) ?? 0) + 1);
     }
+    if (counted) {
+      for (const [id, n] of counted.perRepo) perRepo.set(id, n);
+      for (const f of counted.oldest) {
+        const repo = repoById.get(f.repository_id)!;
+        breached.push({ ...f, due_at: new Date(slaWindow(slaFor(repo, scope.orgPolicy), f.severity, f.created_at, null)!.due).toISOString(), repository_name: repo.name });
+      }
+    }
     breached.sort((a, b) => a.due_at.localeCompare(b.due_at) || a.id.localeCompare(b.id));
+    const breachedNow = counted ? [...counted.perRepo.values()].reduce((a, b) => a + b, 0) : breached.length;
     return {
       mttr,
       sla_compliance: { fixed_within_sla: withinSla, fixed: underSla, ratio: underSla ? Math.round((withinSla / underSla) * 10_000) / 10_000 : null },
-      breached_now: breached.length,
+      breached_now: breachedNow,
       oldest_breached: breached.slice(0, OLDEST),
       breached_by_repository: [...perRepo.entries()].map(([id, count]) => ({ repository_id: id, name: repoById.get(id)!.name, breached: count }))
         .sort((a, b) => b.breached - a.breached || a.name.localeCompare(b.name)),

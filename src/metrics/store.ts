@@ -165,6 +165,30 @@ export function metricsStore(db: Kysely<Database>) {
     },
 
     /**
+     * Past-due open findings counted per repository, and the `limit` first seen earliest of each
+     * severity, when the cutoffs are exact (one SLA for every repository and no KEV days): past due is
+     * then first seen before now minus the severity's days, which the database counts itself.
+     */
+    async breached(refIds: readonly string[], cutoffs: ReadonlyMap<number, string>, limit: number): Promise<{ perRepo: Map<string, number>; oldest: SummaryFinding[] }> {
+      const perRepo = new Map<string, number>();
+      const oldest: SummaryFinding[] = [];
+      if (cutoffs.size === 0) return { perRepo, oldest };
+      const columns = ['id', 'repository_id', 'rule_id', 'aliases', 'message', 'severity', 'state', 'created_at', 'fixed_at', 'file_path', 'package_name'] as const;
+      for (const ids of chunks(refIds)) {
+        const counts = await db.selectFrom('findings').select(['repository_id', (eb) => eb.fn.countAll<number | string>().as('n')])
+          .where('ref_id', 'in', ids).where('state', '=', 'open')
+          .where((eb) => eb.or([...cutoffs].map(([rank, cutoff]) => eb.and([eb('severity_rank', '=', rank), eb('created_at', '<', cutoff)]))))
+          .groupBy('repository_id').execute();
+        for (const row of counts) perRepo.set(row.repository_id, (perRepo.get(row.repository_id) ?? 0) + Number(row.n));
+        for (const [rank, cutoff] of cutoffs) {
+          oldest.push(...await db.selectFrom('findings').select(columns).where('ref_id', 'in', ids).where('state', '=', 'open')
+            .where('severity_rank', '=', rank).where('created_at', '<', cutoff).orderBy('created_at').orderBy('id').limit(limit).execute());
+        }
+      }
+      return { perRepo, oldest };
+    },
+
+    /**
      * Default-branch findings fixed at or after `since`, and those open now that may be past due: of
      * each severity, first seen before its cutoff (now minus the shortest window that can apply to
      * it); severities absent from `cutoffs` have no SLA.

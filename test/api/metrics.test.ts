@@ -247,6 +247,10 @@ describe.each(DB_KINDS)('SLAs and metrics on %s', (kind) => {
         expect((await list('sla=due_soon')).map((f) => f.rule_id)).toEqual(['P']);
         expect((await list('sla=on_track')).map((f) => f.rule_id)).toEqual(['Q']);
         expect((await list('sort=due_at')).map((f) => f.rule_id)).toEqual(['CVE-2021-44228', 'R', 'P', 'Q', 'L']);
+        // The summary agrees, KEV clock included.
+        const summary = (await get(`/api/v1/repos/${repoC}/metrics/summary`)).json();
+        expect(summary.breached_now).toBe(2);
+        expect(summary.oldest_breached.map((f: { rule_id: string; due_at: string }) => [f.rule_id, f.due_at])).toEqual([['CVE-2021-44228', iso(4)], ['R', iso(5)]]);
         const csv = (await get(`/api/v1/repos/${repoC}/findings?sla=breached&sort=due_at`, member.cookie, { accept: 'text/csv' })).body.trim().split('\n');
         expect(csv[0]!.endsWith(',due_at,sla')).toBe(true);
         expect(csv[1]!.endsWith(`,${iso(4)},breached`)).toBe(true);
