@@ -39,6 +39,7 @@ import { findingRoutes } from './findings/routes.js';
 import { vexRoutes } from './vex/routes.js';
 import { suppressionRoutes } from './suppressions/routes.js';
 import { gateRoutes } from './gates/routes.js';
+import { metricsRoutes } from './metrics/routes.js';
 import { badgeRoutes, badgeTokenRoutes } from './badges/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { advisoryRoutes } from './advisories/routes.js';
@@ -133,7 +134,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(ciExchangeRoutes, { services });
   const apiRoutes = [
     meRoutes, apiKeyRoutes, orgRoutes, memberRoutes, repoRoutes, teamRoutes, userSearchRoutes, scanRoutes, resultRoutes, refRoutes,
-    auditRoutes, analysisRoutes, findingRoutes, vexRoutes, suppressionRoutes, gateRoutes, badgeTokenRoutes, webhookRoutes, advisoryRoutes,
+    auditRoutes, analysisRoutes, findingRoutes, vexRoutes, suppressionRoutes, gateRoutes, metricsRoutes, badgeTokenRoutes, webhookRoutes, advisoryRoutes,
     componentRoutes, ciTrustRoutes, remediationRoutes, forgeRoutes,
   ];
   for (const routes of apiRoutes) await app.register(routes, { prefix: '/api/v1', services });

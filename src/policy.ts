@@ -74,6 +74,9 @@ const RULES = {
   'org_policy.read': members,
   'org_policy.manage': owners,
   'badge.manage': repoAdmins,
+  // Metrics count only what the caller reads (see metrics/service.ts orgScope).
+  'metrics.read': members,
+  'repo_metrics.read': repoReaders,
   'audit.read': owners,
   // Hooks carry a secret and send the org's findings elsewhere: owners only, reading included.
   'webhook.read': owners,

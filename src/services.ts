@@ -47,6 +47,7 @@ import { componentService } from './components/service.js';
 import { componentStore } from './components/store.js';
 import { createForgeSync } from './forge/index.js';
 import { forgeTokenSealer } from './auth/forge-token.js';
+import { metricsService } from './metrics/service.js';
 
 /** A zip of advisories may inflate to no more than ten uploads' worth, in at most a million files. */
 export function advisoryZipLimits(config: Config) {
@@ -111,6 +112,7 @@ export function createServices(config: Config, db: Db, sessionSecret: string | n
     componentService: componentService(componentStore(k), advisories, policy),
     ciIdentity: ciIdentityService(ciIdentityStore(k), policy, audit, config.ciIssuers, issuerKeyCache({ allowPrivate: config.ciAllowPrivate })),
     forge: createForgeSync(config, db, policy, audit, async (sessionId) => forgeTokens.open(await sessions.forgeTokenOf(sessionId))),
+    metricsService: metricsService(k, repos.authorized, policy, audit),
   };
 }
 export type Services = ReturnType<typeof createServices>;

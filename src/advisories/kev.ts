@@ -6,7 +6,7 @@ import { CVE } from './epss.js';
  * object with `catalogVersion` and a `vulnerabilities` array, read an entry at a time. Pure.
  */
 /** A catalogue entry is stored as it is read: one row of kev_entries. */
-export type KevEntry = KevEntriesTable;
+export type KevEntry = Omit<KevEntriesTable, 'imported_at'>;
 
 /** One entry of `vulnerabilities`, or why it is refused. */
 export function kevEntry(item: unknown): KevEntry | { reason: string } {

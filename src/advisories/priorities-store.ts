@@ -2,6 +2,7 @@ import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { KevEntry } from './kev.js';
 import type { EpssScore } from './epss.js';
+import { now } from '../db/time.js';
 
 /** Rows per INSERT: well under either database's limit on bound parameters. */
 const CHUNK = 1000;
@@ -14,7 +15,15 @@ const CHUNK = 1000;
  */
 export function priorityStore(db: Kysely<Database>) {
   return {
-    replaceKev: (entries: AsyncIterable<KevEntry>) => replace(db, 'kev_entries', entries),
+    replaceKev: async (entries: AsyncIterable<KevEntry>) => {
+      // The SLA's KEV clock starts when Scanyard learnt of the CVE: a re-import keeps that time.
+      const known = new Map((await db.selectFrom('kev_entries').select(['cve', 'imported_at']).execute()).map((row) => [row.cve, row.imported_at]));
+      const at = now();
+      async function* stamped() {
+        for await (const entry of entries) yield { ...entry, imported_at: known.get(entry.cve) ?? at };
+      }
+      return replace(db, 'kev_entries', stamped());
+    },
     replaceEpss: (scores: AsyncIterable<EpssScore>) => replace(db, 'epss_scores', scores),
   };
 }
@@ -59,6 +68,11 @@ function namesOf(ruleId: string): RawBuilder<unknown> {
 /** True when any name of the finding is in the KEV catalogue. */
 export function inKev(ruleId = 'findings.rule_id'): RawBuilder<boolean> {
   return sql<boolean>`exists (select 1 from kev_entries k where k.cve in (${namesOf(ruleId)}))`;
+}
+
+/** When Scanyard first imported the earliest KEV entry among the finding's names; null when none is listed. */
+export function kevAddedAt(ruleId = 'findings.rule_id'): RawBuilder<string | null> {
+  return sql<string | null>`(select min(k.imported_at) from kev_entries k where k.cve in (${namesOf(ruleId)}))`;
 }
 
 /** The highest EPSS probability among the finding's names, null when none is scored. */

@@ -560,6 +560,37 @@ export interface Database {
   suppressions: SuppressionsTable;
   kev_entries: KevEntriesTable;
   epss_scores: EpssScoresTable;
+  repo_snapshots: RepoSnapshotsTable;
+  org_snapshots: OrgSnapshotsTable;
+}
+
+/** A repository's default branch at the end of one UTC day, and that day's events (metrics/). */
+export interface RepoSnapshotsTable extends SnapshotCounts {
+  repository_id: string;
+  org_id: string;
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+}
+
+/** The sum of an organisation's repository snapshots of one day. */
+export interface OrgSnapshotsTable extends SnapshotCounts {
+  org_id: string;
+  day: string;
+}
+
+interface SnapshotCounts {
+  open_critical: number;
+  open_high: number;
+  open_medium: number;
+  open_low: number;
+  open_info: number;
+  opened: number;
+  fixed: number;
+  dismissed: number;
+  reopened: number;
+  breached: number;
+  kev_open: number;
+  vulnerabilities: number;
 }
 
 /** An OSV record as imported (advisories/osv.ts); timestamps are UTC ISO text. */
@@ -611,6 +642,8 @@ export interface KevEntriesTable {
   date_added: string;
   due_date: string | null;
   known_ransomware_campaign_use: string | null;
+  /** When Scanyard first imported the CVE (the SLA's KEV clock starts no earlier); kept across re-imports. */
+  imported_at: Generated<string | null>;
 }
 
 /** One CVE's FIRST EPSS score (advisories/epss.ts). */

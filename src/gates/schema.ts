@@ -23,6 +23,7 @@ export const PolicyDocument = Type.Object({
   fail_on_kev: Type.Optional(Type.Boolean({ description: 'Fail when an open finding is in the CISA KEV catalogue (by its rule id or an alias the advisory database knows).' })),
   max_age_days: Type.Optional(perSeverity(Type.Integer({ minimum: 1, maximum: 36_500 }),
     'Fail when a finding of this severity has been open longer than this many days.')),
+  max_age_kev_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 36_500, description: "Days to fix a finding the KEV catalogue lists, counted from when it was first seen or Scanyard imported the catalogue entry, whichever is later: the SLA's kev_days (the gate does not judge it)." })),
   licenses: Type.Optional(Type.Object({
     deny: Type.Optional(LicenseList),
     allow: Type.Optional(Type.Union([LicenseList, Type.Null()], { description: 'When set, every component must be usable under these licences alone.' })),

@@ -8,6 +8,8 @@ export interface Policy {
   fail_on_new?: Severity | null;
   fail_on_kev?: boolean;
   max_age_days?: PerSeverity<number>;
+  /** The SLA's days for a finding in the KEV catalogue (metrics/sla.ts); the gate does not judge it. */
+  max_age_kev_days?: number;
   licenses?: {
     deny?: string[];
     allow?: string[] | null;

@@ -10,7 +10,7 @@ const BATCH = 1000;
 const COLUMNS = [
   'id', 'tool', 'category', 'rule_id', 'rule_name', 'severity', 'state', 'message', 'file_path', 'start_line', 'end_line',
   'package', 'package_version', 'purl', 'fingerprint', 'first_seen_at', 'fixed_at', 'reopened_at',
-  'dismissal_reason', 'dismissal_comment', 'dismissal_by', 'dismissal_at', 'dismissal_until',
+  'dismissal_reason', 'dismissal_comment', 'dismissal_by', 'dismissal_at', 'dismissal_until', 'due_at', 'sla',
 ] as const;
 
 /** Whether the caller asked for CSV (`Accept: text/csv`) rather than JSON. */
@@ -44,6 +44,6 @@ function csvRow(f: FindingJson): Record<(typeof COLUMNS)[number], string | numbe
     package: f.package?.name ?? null, package_version: f.package?.version ?? null, purl: f.package?.purl ?? null,
     fingerprint: f.fingerprint, first_seen_at: f.first_seen_at, fixed_at: f.fixed_at, reopened_at: f.reopened_at,
     dismissal_reason: f.dismissal?.reason ?? null, dismissal_comment: f.dismissal?.comment ?? null, dismissal_by: f.dismissal?.by ?? null,
-    dismissal_at: f.dismissal?.at ?? null, dismissal_until: f.dismissal?.until ?? null,
+    dismissal_at: f.dismissal?.at ?? null, dismissal_until: f.dismissal?.until ?? null, due_at: f.due_at ?? null, sla: f.sla ?? null,
   };
 }

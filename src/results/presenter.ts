@@ -56,6 +56,7 @@ export function presentFinding(row: FindingWithAnalysis): FindingJson {
     fingerprint: row.fingerprint, first_upload_id: row.first_upload_id,
     first_seen_at: row.created_at, updated_at: row.updated_at, fixed_at: row.fixed_at, reopened_at: row.reopened_at,
     fixed_upload_id: row.fixed_upload_id, reopened_upload_id: row.reopened_upload_id,
+    ...(row.due_at !== undefined ? { due_at: row.due_at, sla: row.sla ?? null } : {}),
     dismissal: row.dismissed_reason !== null && row.dismissed_at !== null
       ? { reason: row.dismissed_reason as 'false_positive', comment: row.dismissed_comment, by: row.dismissed_by, at: row.dismissed_at, until: row.dismissed_until }
       : null,

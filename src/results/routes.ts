@@ -25,9 +25,9 @@ export const resultRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
 
   app.get('/repos/:id/findings', withCsv(listRoute({ tags, summary: "A repository's findings, most severe first; with Accept: text/csv every matching finding (all pages) as CSV", params: IdParams, querystring: FindingsQuery }, FindingSchema, 'Findings.', 404)),
     async (request, reply) => {
-      const { severity, tool, q, ref, vs_base: vsBase, introduced_in: introducedIn, fixed_in: fixedIn, reopened_in: reopenedIn, kev, sort, group } = request.query;
+      const { severity, tool, q, ref, vs_base: vsBase, introduced_in: introducedIn, fixed_in: fixedIn, reopened_in: reopenedIn, kev, sort, sla, group } = request.query;
       if (group === 'vulnerability') {
-        const alone = (['q', 'vs_base', 'introduced_in', 'fixed_in', 'reopened_in', 'kev', 'sort'] as const).filter((name) => request.query[name] !== undefined);
+        const alone = (['q', 'vs_base', 'introduced_in', 'fixed_in', 'reopened_in', 'kev', 'sort', 'sla'] as const).filter((name) => request.query[name] !== undefined);
         if (alone.length > 0) throw badRequest(`group=vulnerability filters by state, severity and tool only; leave out ${alone.join(', ')}.`, alone.map((name) => ({ path: `/${name}`, message: 'must be absent with group' })));
         // The route's schema serialises findings; a group has its own (VulnerabilityGroup in the OpenAPI document).
         reply.serializer(reply.compileSerializationSchema(VulnerabilityGroupList as unknown as Record<string, unknown>));
@@ -36,7 +36,7 @@ export const resultRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       }
       // What an upload changed is asked about whatever happened to those findings since.
       const state = request.query.state ?? (introducedIn || fixedIn || reopenedIn ? 'all' : 'open');
-      const filters = { state, severity, tool, q, introducedIn, fixedIn, reopenedIn, kev, sort };
+      const filters = { state, severity, tool, q, introducedIn, fixedIn, reopenedIn, kev, sort, sla };
       const load = (page: Page) => results.findings(request.actor!, request.params.id, ref, filters, vsBase, page);
       if (wantsCsv(request)) {
         const csv = await findingsCsv(load, presentFinding);

@@ -63,6 +63,8 @@ export const FindingSchema = Type.Object({
   updated_at: Time,
   fixed_at: Nullable(Time),
   reopened_at: Nullable(Time),
+  due_at: Type.Optional(Nullable(Time)),
+  sla: Type.Optional(Nullable(Type.Enum(['on_track', 'due_soon', 'breached'], { description: "Against the organisation's SLA (GET /orgs/{id}/sla): due soon within the last fifth of its window. due_at and sla are null when dismissed or no SLA applies; in the findings list and CSV." }))),
   fixed_upload_id: Nullable(Type.String({ description: 'The upload that fixed it (null while open).' })),
   reopened_upload_id: Nullable(Type.String({ description: 'The upload that last reopened it: a reopened finding keeps its first_upload_id, so it never counts as new.' })),
   dismissal: Nullable(Type.Object({
@@ -119,7 +121,8 @@ export const FindingsQuery = Type.Object({
   fixed_in: Type.Optional(Type.String({ maxLength: 64, description: 'An upload id: the findings it fixed that are still fixed (a finding that came back is no longer listed here).' })),
   reopened_in: Type.Optional(Type.String({ maxLength: 64, description: "An upload id: the fixed findings it reported again (each finding's latest reopening)." })),
   kev: Type.Optional(Type.Boolean({ description: 'true: only findings in the CISA KEV catalogue; false: only those not in it.' })),
-  sort: Type.Optional(Type.Enum(['severity', 'epss'], { description: 'Default severity (most severe first); epss: highest EPSS probability first, unscored last.' })),
+  sort: Type.Optional(Type.Enum(['severity', 'epss', 'due_at'], { description: 'Default severity (most severe first); epss: highest EPSS probability first, unscored last; due_at: soonest due first, findings without a due date last.' })),
+  sla: Type.Optional(Type.Enum(['on_track', 'due_soon', 'breached'], { description: "Open findings in this state against the organisation's SLA." })),
   group: Type.Optional(Type.Literal('vulnerability', {
     description: 'Lists vulnerabilities instead of findings (a VulnerabilityGroup each): findings naming the same vulnerability, by id or any alias '
       + '(from the finding or the advisory database), in the same package, with the tools that reported it. state, severity and tool '

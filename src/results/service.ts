@@ -1,13 +1,14 @@
 import type { Actor } from '../domain/actor.js';
 import type { RepoStatusRow } from '../db/schema.js';
-import type { Page } from '../db/page.js';
+import type { Page, Paged } from '../db/page.js';
+import { findingSla } from '../domain/sla.js';
 import { badRequest, notFound } from '../problem.js';
 import type { AdmitRepo, AuthorizedRepo } from '../repos/service.js';
 import type { RepoWithScan } from '../repos/store.js';
 import type { RefStore } from '../refs/store.js';
 import { defaultBranch, refKey, requestedRef, sameRef, type RefName } from '../domain/ref-name.js';
 import type { Severity } from '../domain/scan.js';
-import type { FindingFilters, ResultsStore } from './store.js';
+import type { FindingFilters, FindingWithAnalysis, ResultsStore } from './store.js';
 import { componentGraph } from './graph.js';
 import { diffComponents } from './components-diff.js';
 
@@ -68,12 +69,17 @@ export function resultsService(results: ResultsStore, refs: RefStore, authorized
         throw badRequest('vs_base compares a pull request with its base branch; name one with ref=pr/N.', [{ path: '/vs_base', message: 'needs a pull request ref' }]);
       }
       if (!row) return { total: 0, items: [] };
-      if (!vsBase) return results.findings(row.id, filters, page);
+      // Judged by the service's clock, never the database's; the SLA as the repository's gate reads it.
+      const context = { sla: await results.slaOf(repo.id), at: Date.now() };
+      const withSla = (paged: Paged<FindingWithAnalysis>) => ({
+        ...paged, items: paged.items.map((item) => ({ ...item, ...findingSla(context.sla, { ...item, kev_added_at: item.kev_added_at ?? null }, context.at) })),
+      });
+      if (!vsBase) return withSla(await results.findings(row.id, filters, page, context));
       if (filters.state !== 'open') {
         throw badRequest('vs_base lists open findings; leave state out or set it to open.', [{ path: '/state', message: 'must be open with vs_base' }]);
       }
       const base = await refs.byName(repo.id, { kind: 'branch', name: row.base_ref ?? defaultRef.name });
-      return results.findings(row.id, { ...filters, vsBase: { compare: vsBase, baseRefId: base?.id ?? null } }, page);
+      return withSla(await results.findings(row.id, { ...filters, vsBase: { compare: vsBase, baseRefId: base?.id ?? null } }, page, context));
     },
 
     /** The findings list grouped by vulnerability: one item per vulnerability and package, in the group's state. */

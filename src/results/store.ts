@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
 import type { AnalysesTable, ComponentRow, Database, FindingRow, FindingsTable, RepoStatusRow } from '../db/schema.js';
 import { SCAN_COLUMNS, type RepoWithRole } from '../repos/store.js';
 import { teamRoleOn } from '../policy-store.js';
@@ -11,7 +11,8 @@ import { compiledOnce } from '../db/compiled.js';
 import type { Dialect } from '../db/index.js';
 import { jsonBuildObject as postgresJsonObject } from 'kysely/helpers/postgres';
 import { jsonBuildObject as sqliteJsonObject } from 'kysely/helpers/sqlite';
-import { epssPercentile, epssProbability, inKev } from '../advisories/priorities-store.js';
+import { epssPercentile, epssProbability, inKev, kevAddedAt } from '../advisories/priorities-store.js';
+import { SLA_SEVERITIES, slaOf, type Sla, type SlaState } from '../domain/sla.js';
 import { groupVulnerabilities, type VulnerabilityGroup } from './vulnerabilities.js';
 import { knownAliases, vulnerabilityFindings } from './vulnerability-store.js';
 import type { AnalysisStatus } from './status-store.js';
@@ -35,13 +36,27 @@ export interface FindingFilters {
   reopenedIn?: string;
   /** true: only findings in the KEV catalogue; false: only those not in it. */
   kev?: boolean;
-  sort?: 'severity' | 'epss';
+  sort?: 'severity' | 'epss' | 'due_at';
+  /** Open findings in this SLA state (none has one when the SLA is off). */
+  sla?: SlaState;
 }
+
+/** The SLA and the time the list judges by (the service's clock). */
+export interface SlaContext {
+  sla: Sla;
+  at: number;
+}
+
+const DAY_MS = 86_400_000;
 
 export type FindingWithAnalysis = FindingRow & {
   tool: string; category: string; format: string;
   /** Joined from kev_entries and epss_scores when read (advisories/priorities-store). */
   in_kev: boolean | number; epss_probability: number | null; epss_percentile: number | null;
+  /** When Scanyard imported the KEV entry of one of its names (the SLA's KEV clock). */
+  kev_added_at?: string | null;
+  /** Worked out from the SLA by the service (domain/sla.ts); null when dismissed or no SLA applies. */
+  due_at?: string | null; sla?: SlaState | null;
   /** The fingerprint's dismissal, and the login of whoever made it. */
   dismissed_reason: string | null; dismissed_comment: string | null; dismissed_at: string | null; dismissed_until: string | null; dismissed_by: string | null;
 };
@@ -120,7 +135,18 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
       };
     },
 
-    async findings(refId: string, filters: FindingFilters, page: Page): Promise<Paged<FindingWithAnalysis>> {
+    /** The SLA that applies to the repository: its own policy's max_age_days, else its org's (the gate reads the same). */
+    async slaOf(repositoryId: string): Promise<Sla> {
+      const row = await db.selectFrom('repos')
+        .leftJoin('repo_policies', 'repo_policies.repository_id', 'repos.id')
+        .leftJoin('org_policies', 'org_policies.org_id', 'repos.org_id')
+        .select(['repo_policies.document as own', 'org_policies.document as inherited'])
+        .where('repos.id', '=', repositoryId).executeTakeFirst();
+      const document = row?.own ?? row?.inherited;
+      return slaOf(document ? (JSON.parse(document) as Parameters<typeof slaOf>[0]) : {});
+    },
+
+    async findings(refId: string, filters: FindingFilters, page: Page, slaContext?: SlaContext): Promise<Paged<FindingWithAnalysis>> {
       const vsBase = filters.vsBase;
       // "Fixed against the base" lists the base's findings, so it reads the base's ref.
       const listed = vsBase?.compare === 'fixed' ? vsBase.baseRefId : refId;
@@ -134,6 +160,7 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
       if (filters.fixedIn) query = query.where('findings.fixed_upload_id', '=', filters.fixedIn);
       if (filters.reopenedIn) query = query.where('findings.reopened_upload_id', '=', filters.reopenedIn);
       if (filters.kev !== undefined) query = query.where(filters.kev ? inKev() : sql<boolean>`not ${inKev()}`);
+      if (filters.sla) query = query.where('findings.state', '=', 'open').where(slaPredicate(filters.sla, slaContext));
       if (filters.q) {
         const q = filters.q;
         query = query.where((eb) => eb.or(['findings.rule_id', 'findings.message', 'findings.file_path']
@@ -152,6 +179,9 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
       let ordered = query.selectAll('findings').select(['analyses.tool', 'analyses.category', 'analyses.format']);
       // Unscored findings last on both databases (PostgreSQL puts nulls first when descending).
       if (filters.sort === 'epss') ordered = ordered.orderBy(sql`coalesce(${epssProbability()}, -1)`, 'desc');
+      // Soonest due first, findings without a due date last (the same order on both databases).
+      const due = filters.sort === 'due_at' && slaContext ? dueAt(dialect, slaContext.sla) : null;
+      if (due) ordered = ordered.select(due.as('due_sort')).orderBy(sql`case when ${due} is null then 1 else 0 end`).orderBy(due);
       const paged = ordered.orderBy('findings.severity_rank', 'desc').orderBy('findings.id').limit(page.perPage).offset(page.offset);
       // KEV, EPSS and dismissals for the page's findings only: in the paging select itself, PostgreSQL
       // worked them out for every row the offset skips too (page 10 took 60 ms instead of 3).
@@ -159,10 +189,11 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
         .leftJoin('dismissals', (join) => join.onRef('dismissals.repository_id', '=', 'page.repository_id').onRef('dismissals.fingerprint', '=', 'page.fingerprint'))
         .leftJoin('users', 'users.id', 'dismissals.dismissed_by')
         .selectAll('page')
-        .select([inKev('page.rule_id').as('in_kev'), epssProbability('page.rule_id').as('epss_probability'), epssPercentile('page.rule_id').as('epss_percentile')])
+        .select([inKev('page.rule_id').as('in_kev'), epssProbability('page.rule_id').as('epss_probability'), epssPercentile('page.rule_id').as('epss_percentile'), kevAddedAt('page.rule_id').as('kev_added_at')])
         .select(['dismissals.reason as dismissed_reason', 'dismissals.comment as dismissed_comment', 'dismissals.dismissed_at',
           'dismissals.dismissed_until', 'users.login as dismissed_by']);
       if (filters.sort === 'epss') withPriorities = withPriorities.orderBy(sql`coalesce(${epssProbability('page.rule_id')}, -1)`, 'desc');
+      if (due) withPriorities = withPriorities.orderBy(sql`case when ${sql.ref('page.due_sort')} is null then 1 else 0 end`).orderBy(sql.ref('page.due_sort'));
       const items = await withPriorities.orderBy('page.severity_rank', 'desc').orderBy('page.id').execute();
       const total = (vsBase ? null : await this.aggregateTotal(refId, filters))
         ?? Number((await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
@@ -172,7 +203,7 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
     /** Open findings (by severity and tool) and fixed ones are counted as uploads complete. */
     async aggregateTotal(refId: string, filters: FindingFilters): Promise<number | null> {
       if (filters.q || filters.state === 'all' || filters.state === 'dismissed' || (filters.state === 'fixed' && filters.severity)) return null;
-      if (filters.introducedIn || filters.fixedIn || filters.reopenedIn || filters.kev !== undefined) return null;
+      if (filters.introducedIn || filters.fixedIn || filters.reopenedIn || filters.kev !== undefined || filters.sla) return null;
       let query = db.selectFrom('analyses').where('ref_id', '=', refId);
       if (filters.tool) query = query.where('tool', '=', filters.tool);
       const rows = await query.select(['open_critical', 'open_high', 'open_medium', 'open_low', 'open_info', 'fixed_total']).execute();
@@ -243,4 +274,55 @@ export function openInSameAnalysisOf(eb: ExpressionBuilder<Database & { findings
     .where('other.ref_id', '=', refId).whereRef('other.tool', '=', 'analyses.tool')
     .whereRef('other.category', '=', 'analyses.category').whereRef('other.format', '=', 'analyses.format')
     .whereRef('same.fingerprint', '=', 'findings.fingerprint').where('same.state', '=', 'open');
+}
+
+/**
+ * Findings in an SLA state, as SQL over first seen and the KEV import time (domain/sla.ts slaState):
+ * breached when a window's start is before `at - days`; due soon or breached when at or before
+ * `at - 0.8 days` (the last fifth). Per severity this is `severity_rank = r and created_at < t`, which
+ * the findings' ref/state/severity index serves; nothing stored needs recomputing when the SLA or
+ * the KEV catalogue changes. No SLA: no finding is in any state.
+ */
+function slaPredicate(state: SlaState, context: SlaContext | undefined) {
+  return (eb: ExpressionBuilder<Database, 'findings'>) => {
+    if (!context) return eb.val(false);
+    const { sla, at } = context;
+    const before = (days: number, part: number) => new Date(at - days * part * DAY_MS).toISOString();
+    // Never null (a finding the KEV catalogue does not list is false, not unknown), so NOT reads as meant.
+    const kevStart = (op: '<' | '<=', cutoff: string) => eb.and([eb('findings.created_at', op, cutoff), eb(kevAddedAt(), 'is not', null), eb(kevAddedAt(), op, cutoff)]);
+    /** Some window has reached `part` of its length (1: past due, strictly; 0.8: its last fifth); 0: has a window at all. */
+    const reached = (part: number, strict: boolean) => {
+      const op = strict ? '<' : '<=';
+      const branches = SLA_SEVERITIES.filter((s) => sla[s] !== null).map((s) => eb.and([
+        eb('findings.severity_rank', '=', SEVERITY_RANK[s]),
+        ...(part === 0 ? [] : [eb('findings.created_at', op, before(sla[s]!, part))]),
+      ]));
+      if (sla.kev_days !== null) {
+        if (part === 0) branches.push(eb(inKev(), '=', sql<boolean>`true`));
+        else {
+          const cutoff = before(sla.kev_days, part);
+          branches.push(kevStart(op, cutoff));
+        }
+      }
+      return branches.length ? eb.or(branches) : eb.val(false);
+    };
+    if (state === 'breached') return reached(1, true);
+    if (state === 'due_soon') return eb.and([reached(0.8, false), eb.not(reached(1, true))]);
+    return eb.and([reached(0, false), eb.not(reached(0.8, false))]);
+  };
+}
+
+/** A finding's due_at as SQL (the earlier of its windows' ends; null without one), for sorting. */
+function dueAt(dialect: Dialect, sla: Sla) {
+  const plus = (at: RawBuilder<unknown>, days: number) => dialect === 'postgres'
+    ? sql`(${at} + ${days} * interval '1 day')`
+    : sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${at}, ${`+${days} days`})`;
+  const created = sql.ref('findings.created_at');
+  const severities = SLA_SEVERITIES.filter((s) => sla[s] !== null);
+  const bySeverity = severities.length === 0 ? sql`null`
+    : sql`case ${sql.join(severities.map((s) => sql`when findings.severity_rank = ${SEVERITY_RANK[s]} then ${plus(sql`${created}`, sla[s]!)}`), sql` `)} else null end`;
+  const kev = kevAddedAt();
+  const byKev = sla.kev_days === null ? sql`null`
+    : sql`case when ${kev} is null then null when ${kev} > ${created} then ${plus(sql`${kev}`, sla.kev_days)} else ${plus(sql`${created}`, sla.kev_days)} end`;
+  return sql<string | null>`case when ${bySeverity} is null then ${byKev} when ${byKev} is null then ${bySeverity} when ${bySeverity} < ${byKev} then ${bySeverity} else ${byKev} end`;
 }

@@ -142,6 +142,13 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'PUT /repos/{id}/policy', repo: 'admin', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/repos/${f.repo.id}/policy`, payload: { inherit: true } }) },
   { route: 'GET /repos/{id}/gate', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/gate` }) },
   { route: 'POST /repos/{id}/badge-token', repo: 'admin', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/repos/${f.repo.id}/badge-token` }) },
+  { route: 'GET /orgs/{id}/sla', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/sla` }) },
+  { route: 'PUT /orgs/{id}/sla', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/orgs/${f.org.id}/sla`, payload: { critical: 7 } }) },
+  { route: 'GET /orgs/{id}/metrics', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/metrics?interval=week` }) },
+  { route: 'GET /orgs/{id}/metrics?team=', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/metrics?team=${f.team.id}` }) },
+  { route: 'GET /orgs/{id}/metrics/summary', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/metrics/summary` }) },
+  { route: 'GET /repos/{id}/metrics', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/metrics` }) },
+  { route: 'GET /repos/{id}/metrics/summary', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/metrics/summary?window=30d` }) },
   { route: 'GET /orgs/{id}/webhooks', rule: 'owner-read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/webhooks` }) },
   { route: 'POST /orgs/{id}/webhooks', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/webhooks`, payload: { url: 'https://93.184.215.14/in', secret: 'matrix-secret', events: ['upload.completed'] } }) },
   { route: 'GET /orgs/{id}/webhooks/{webhook_id}', rule: 'owner-read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/webhooks/${f.webhook.id}` }) },
@@ -376,6 +383,10 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
       [`/api/v1/repos/${fixture.repo.id}/gate`, `/api/v1/repos/${missing}/gate`],
       [`/api/v1/findings/${fixture.finding.id}`, `/api/v1/findings/${missing}`],
       [`/api/v1/orgs/${fixture.org.id}/policy`, `/api/v1/orgs/${missing}/policy`],
+      [`/api/v1/orgs/${fixture.org.id}/metrics`, `/api/v1/orgs/${missing}/metrics`],
+      [`/api/v1/orgs/${fixture.org.id}/metrics/summary`, `/api/v1/orgs/${missing}/metrics/summary`],
+      [`/api/v1/repos/${fixture.repo.id}/metrics`, `/api/v1/repos/${missing}/metrics`],
+      [`/api/v1/orgs/${fixture.org.id}/sla`, `/api/v1/orgs/${missing}/sla`],
     ];
     for (const [hidden, absent] of pairs) {
       const seen = await t.request({ url: hidden, headers: credentials.get('stranger') });

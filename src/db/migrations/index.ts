@@ -29,6 +29,7 @@ import * as teamRepositories from './0030_team_repositories.js';
 import * as ciIdentity from './0031_ci_identity.js';
 import * as componentGraph from './0032_component_graph.js';
 import * as forgeLinks from './0033_forge_links.js';
+import * as metrics from './0034_metrics.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   '0031_ci_identity': ciIdentity,
   '0032_component_graph': componentGraph,
   '0033_forge_links': forgeLinks,
+  '0034_metrics': metrics,
 };
 
 export const migrationProvider: MigrationProvider = {

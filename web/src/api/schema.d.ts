@@ -3651,8 +3651,10 @@ export interface paths {
                     reopened_in?: string;
                     /** @description true: only findings in the CISA KEV catalogue; false: only those not in it. */
                     kev?: boolean;
-                    /** @description Default severity (most severe first); epss: highest EPSS probability first, unscored last. */
-                    sort?: "severity" | "epss";
+                    /** @description Default severity (most severe first); epss: highest EPSS probability first, unscored last; due_at: soonest due first, findings without a due date last. */
+                    sort?: "severity" | "epss" | "due_at";
+                    /** @description Open findings in this state against the organisation's SLA. */
+                    sla?: "on_track" | "due_soon" | "breached";
                     /** @description Lists vulnerabilities instead of findings (a VulnerabilityGroup each): findings naming the same vulnerability, by id or any alias (from the finding or the advisory database), in the same package, with the tools that reported it. state, severity and tool apply to the group; the other filters do not combine with it. */
                     group?: "vulnerability";
                 };
@@ -3726,6 +3728,9 @@ export interface paths {
                             fixed_at: string | null;
                             /** Format: date-time */
                             reopened_at: string | null;
+                            /** Format: date-time */
+                            due_at?: string | null;
+                            sla?: ("on_track" | "due_soon" | "breached") | null;
                             /** @description The upload that fixed it (null while open). */
                             fixed_upload_id: string | null;
                             /** @description The upload that last reopened it: a reopened finding keeps its first_upload_id, so it never counts as new. */
@@ -4635,6 +4640,9 @@ export interface paths {
                             fixed_at: string | null;
                             /** Format: date-time */
                             reopened_at: string | null;
+                            /** Format: date-time */
+                            due_at?: string | null;
+                            sla?: ("on_track" | "due_soon" | "breached") | null;
                             /** @description The upload that fixed it (null while open). */
                             fixed_upload_id: string | null;
                             /** @description The upload that last reopened it: a reopened finding keeps its first_upload_id, so it never counts as new. */
@@ -4790,6 +4798,9 @@ export interface paths {
                             fixed_at: string | null;
                             /** Format: date-time */
                             reopened_at: string | null;
+                            /** Format: date-time */
+                            due_at?: string | null;
+                            sla?: ("on_track" | "due_soon" | "breached") | null;
                             /** @description The upload that fixed it (null while open). */
                             fixed_upload_id: string | null;
                             /** @description The upload that last reopened it: a reopened finding keeps its first_upload_id, so it never counts as new. */
@@ -5589,6 +5600,8 @@ export interface paths {
                                 low?: number;
                                 info?: number;
                             };
+                            /** @description Days to fix a finding the KEV catalogue lists, counted from when it was first seen or Scanyard imported the catalogue entry, whichever is later: the SLA's kev_days (the gate does not judge it). */
+                            max_age_kev_days?: number;
                             licenses?: {
                                 /** @description SPDX licence identifiers (with `+` or `WITH` an exception) or LicenseRef-…; one licence per entry. */
                                 deny?: string[];
@@ -5656,6 +5669,8 @@ export interface paths {
                             low?: number;
                             info?: number;
                         };
+                        /** @description Days to fix a finding the KEV catalogue lists, counted from when it was first seen or Scanyard imported the catalogue entry, whichever is later: the SLA's kev_days (the gate does not judge it). */
+                        max_age_kev_days?: number;
                         licenses?: {
                             /** @description SPDX licence identifiers (with `+` or `WITH` an exception) or LicenseRef-…; one licence per entry. */
                             deny?: string[];
@@ -5698,6 +5713,8 @@ export interface paths {
                                 low?: number;
                                 info?: number;
                             };
+                            /** @description Days to fix a finding the KEV catalogue lists, counted from when it was first seen or Scanyard imported the catalogue entry, whichever is later: the SLA's kev_days (the gate does not judge it). */
+                            max_age_kev_days?: number;
                             licenses?: {
                                 /** @description SPDX licence identifiers (with `+` or `WITH` an exception) or LicenseRef-…; one licence per entry. */
                                 deny?: string[];
@@ -5823,6 +5840,8 @@ export interface paths {
                                 low?: number;
                                 info?: number;
                             };
+                            /** @description Days to fix a finding the KEV catalogue lists, counted from when it was first seen or Scanyard imported the catalogue entry, whichever is later: the SLA's kev_days (the gate does not judge it). */
+                            max_age_kev_days?: number;
                             licenses?: {
                                 /** @description SPDX licence identifiers (with `+` or `WITH` an exception) or LicenseRef-…; one licence per entry. */
                                 deny?: string[];
@@ -5892,6 +5911,8 @@ export interface paths {
                             low?: number;
                             info?: number;
                         };
+                        /** @description Days to fix a finding the KEV catalogue lists, counted from when it was first seen or Scanyard imported the catalogue entry, whichever is later: the SLA's kev_days (the gate does not judge it). */
+                        max_age_kev_days?: number;
                         licenses?: {
                             /** @description SPDX licence identifiers (with `+` or `WITH` an exception) or LicenseRef-…; one licence per entry. */
                             deny?: string[];
@@ -5936,6 +5957,8 @@ export interface paths {
                                 low?: number;
                                 info?: number;
                             };
+                            /** @description Days to fix a finding the KEV catalogue lists, counted from when it was first seen or Scanyard imported the catalogue entry, whichever is later: the SLA's kev_days (the gate does not judge it). */
+                            max_age_kev_days?: number;
                             licenses?: {
                                 /** @description SPDX licence identifiers (with `+` or `WITH` an exception) or LicenseRef-…; one licence per entry. */
                                 deny?: string[];
@@ -6079,6 +6102,8 @@ export interface paths {
                                     low?: number;
                                     info?: number;
                                 };
+                                /** @description Days to fix a finding the KEV catalogue lists, counted from when it was first seen or Scanyard imported the catalogue entry, whichever is later: the SLA's kev_days (the gate does not judge it). */
+                                max_age_kev_days?: number;
                                 licenses?: {
                                     /** @description SPDX licence identifiers (with `+` or `WITH` an exception) or LicenseRef-…; one licence per entry. */
                                     deny?: string[];
@@ -6096,6 +6121,596 @@ export interface paths {
                             /** @description The upload whose new findings fail_on_new judged: of the latest upload of each analysis on the default branch, the newest that fails it, else the newest; null before any. */
                             upload_id: string | null;
                         };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{id}/sla": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An organization's SLA: days to fix per severity and for KEV-listed findings */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Days to fix an open finding of the default branch, per severity; null: no SLA for it. The same setting as the organization policy's max_age_days and max_age_kev_days. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            critical: number | null;
+                            high: number | null;
+                            medium: number | null;
+                            low: number | null;
+                            /** @description Days to fix a finding the KEV catalogue lists, from when it was first seen or Scanyard imported the entry, whichever is later. */
+                            kev_days: number | null;
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /** Replace an organization's SLA (owners); its policy's max_age_days changes with it */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description Absent or null: no SLA for it. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        critical?: number | null;
+                        high?: number | null;
+                        medium?: number | null;
+                        low?: number | null;
+                        kev_days?: number | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Days to fix an open finding of the default branch, per severity; null: no SLA for it. The same setting as the organization policy's max_age_days and max_age_kev_days. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            critical: number | null;
+                            high: number | null;
+                            medium: number | null;
+                            low: number | null;
+                            /** @description Days to fix a finding the KEV catalogue lists, from when it was first seen or Scanyard imported the entry, whichever is later. */
+                            kev_days: number | null;
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The content type or format is not accepted. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{id}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An organization's figures over time, from daily snapshots of its repositories' default branches */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A UTC day, YYYY-MM-DD. */
+                    from?: string;
+                    /** @description The last day (default: yesterday, the last day that has ended). */
+                    to?: string;
+                    /** @description Buckets: days, ISO weeks (dated by their Monday) or months; open figures are a bucket's last day's, events its sum. Default day. */
+                    interval?: "day" | "week" | "month";
+                    severity?: "critical" | "high" | "medium" | "low" | "info";
+                    /** @description Only the repositories this team holds. */
+                    team?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            points: {
+                                /** @description A UTC day, YYYY-MM-DD. */
+                                date: string;
+                                open: {
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                                new: number;
+                                fixed: number;
+                                dismissed: number;
+                                reopened: number;
+                                breached: number;
+                                kev_open: number;
+                                /** @description Open vulnerabilities, each counted once whatever its names. */
+                                vulnerabilities: number;
+                            }[];
+                        };
+                        "text/csv": string;
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{id}/metrics/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An organization's mean time to remediate, SLA compliance and breached findings now */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description MTTR and SLA compliance over findings fixed in the last N days, e.g. 90d (the default). */
+                    window?: string;
+                    team?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Days from first seen to fixed, over findings of default branches fixed within the window. */
+                            mttr: {
+                                critical: {
+                                    median_days: number | null;
+                                    p90_days: number | null;
+                                    fixed: number;
+                                };
+                                high: {
+                                    median_days: number | null;
+                                    p90_days: number | null;
+                                    fixed: number;
+                                };
+                                medium: {
+                                    median_days: number | null;
+                                    p90_days: number | null;
+                                    fixed: number;
+                                };
+                                low: {
+                                    median_days: number | null;
+                                    p90_days: number | null;
+                                    fixed: number;
+                                };
+                                info: {
+                                    median_days: number | null;
+                                    p90_days: number | null;
+                                    fixed: number;
+                                };
+                            };
+                            sla_compliance: {
+                                fixed_within_sla: number;
+                                fixed: number;
+                                ratio: number | null;
+                            };
+                            breached_now: number;
+                            oldest_breached: {
+                                id: string;
+                                repository_id: string;
+                                repository_name: string;
+                                rule_id: string;
+                                message: string;
+                                severity: string;
+                                first_seen_at: string;
+                                due_at: string;
+                                file_path: string | null;
+                                package_name: string | null;
+                            }[];
+                            breached_by_repository: {
+                                repository_id: string;
+                                name: string;
+                                breached: number;
+                            }[];
+                        };
+                        "text/csv": string;
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/repos/{id}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A repository's figures over time (its default branch's daily snapshots) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A UTC day, YYYY-MM-DD. */
+                    from?: string;
+                    /** @description The last day (default: yesterday, the last day that has ended). */
+                    to?: string;
+                    /** @description Buckets: days, ISO weeks (dated by their Monday) or months; open figures are a bucket's last day's, events its sum. Default day. */
+                    interval?: "day" | "week" | "month";
+                    severity?: "critical" | "high" | "medium" | "low" | "info";
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            points: {
+                                /** @description A UTC day, YYYY-MM-DD. */
+                                date: string;
+                                open: {
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                                new: number;
+                                fixed: number;
+                                dismissed: number;
+                                reopened: number;
+                                breached: number;
+                                kev_open: number;
+                                /** @description Open vulnerabilities, each counted once whatever its names. */
+                                vulnerabilities: number;
+                            }[];
+                        };
+                        "text/csv": string;
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/repos/{id}/metrics/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A repository's mean time to remediate, SLA compliance and breached findings now */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description MTTR and SLA compliance over findings fixed in the last N days, e.g. 90d (the default). */
+                    window?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Days from first seen to fixed, over findings of default branches fixed within the window. */
+                            mttr: {
+                                critical: {
+                                    median_days: number | null;
+                                    p90_days: number | null;
+                                    fixed: number;
+                                };
+                                high: {
+                                    median_days: number | null;
+                                    p90_days: number | null;
+                                    fixed: number;
+                                };
+                                medium: {
+                                    median_days: number | null;
+                                    p90_days: number | null;
+                                    fixed: number;
+                                };
+                                low: {
+                                    median_days: number | null;
+                                    p90_days: number | null;
+                                    fixed: number;
+                                };
+                                info: {
+                                    median_days: number | null;
+                                    p90_days: number | null;
+                                    fixed: number;
+                                };
+                            };
+                            sla_compliance: {
+                                fixed_within_sla: number;
+                                fixed: number;
+                                ratio: number | null;
+                            };
+                            breached_now: number;
+                            oldest_breached: {
+                                id: string;
+                                repository_id: string;
+                                repository_name: string;
+                                rule_id: string;
+                                message: string;
+                                severity: string;
+                                first_seen_at: string;
+                                due_at: string;
+                                file_path: string | null;
+                                package_name: string | null;
+                            }[];
+                            breached_by_repository: {
+                                repository_id: string;
+                                name: string;
+                                breached: number;
+                            }[];
+                        };
+                        "text/csv": string;
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
                 /** @description No session and no valid API key. */

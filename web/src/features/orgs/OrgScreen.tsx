@@ -16,8 +16,9 @@ import { useMembers, useOrg, useTeams } from './api';
 import { RepoList } from './RepoList';
 import { TeamList } from './TeamList';
 import { MemberList } from './MemberList';
+import { MetricsPanel } from '../metrics/MetricsPanel';
 
-type TabId = 'repos' | 'teams' | 'members' | 'policy' | 'suppressions' | 'ci' | 'forge' | 'webhooks' | 'audit';
+type TabId = 'repos' | 'metrics' | 'teams' | 'members' | 'policy' | 'suppressions' | 'ci' | 'forge' | 'webhooks' | 'audit';
 
 /** The route: a screen of its own per organization, so nothing typed or opened carries over to another. */
 export function OrgRoute() {
@@ -37,6 +38,7 @@ function OrgScreen({ id }: { id: string }) {
 
   const tabs: (Tab & { id: TabId })[] = [
     { id: 'repos', label: 'Repositories', shortLabel: 'Repos', href: `/orgs/${id}`, count: org.data?.repo_count },
+    { id: 'metrics', label: 'Metrics', href: `/orgs/${id}?tab=metrics` },
     { id: 'teams', label: 'Teams', href: `/orgs/${id}?tab=teams`, count: teams.data?.total },
     { id: 'members', label: 'Members', href: `/orgs/${id}?tab=members`, count: members.data?.length },
     { id: 'policy', label: 'Policy', href: `/orgs/${id}?tab=policy` },
@@ -63,6 +65,7 @@ function OrgScreen({ id }: { id: string }) {
           </PageHeader>
           <Tabs label="Organization sections" current={tab} tabs={tabs} />
           {tab === 'repos' && <RepoList orgId={id} canManage={canManage} />}
+          {tab === 'metrics' && <MetricsPanel orgId={id} />}
           {tab === 'teams' && <TeamList orgId={id} canManage={canManage} />}
           {tab === 'members' && <MemberList orgId={id} canManage={canManage} currentUserId={user.id} />}
           {tab === 'policy' && <OrgPolicyPanel orgId={id} canManage={canManage} />}

@@ -9,6 +9,7 @@ import { formatNumber } from '../../lib/format';
 import { countsOf } from '../dashboard/overview';
 import { useAnalyses, useRemoveAnalysis } from './api';
 import { openFindingsTrend } from './trend';
+import { RepoTrend } from '../metrics/RepoTrend';
 
 /** Where the repository stands: open findings by severity, their trend, and what was scanned. */
 export function RepoOverview({ repoId, status, uploads, canManage }: { repoId: string; status: ScanStatus; uploads: Upload[]; canManage: boolean }) {
@@ -24,8 +25,8 @@ export function RepoOverview({ repoId, status, uploads, canManage }: { repoId: s
           </p>
         )}
       </Card>
-      <Card id="trend-title" title="Trend" aside={<span className="muted">open findings per upload</span>}>
-        <TrendChart points={openFindingsTrend(uploads)} />
+      <Card id="trend-title" title="Trend" aside={<span className="muted">open findings per day</span>}>
+        <RepoTrend repoId={repoId} fallback={<TrendChart points={openFindingsTrend(uploads)} />} />
       </Card>
       <Card id="scan-title" title="Scans">
         <dl className="facts">
