@@ -39,6 +39,7 @@ import { suppressionRoutes } from './suppressions/routes.js';
 import { gateRoutes } from './gates/routes.js';
 import { badgeRoutes, badgeTokenRoutes } from './badges/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { verdictRoutes } from './verdicts/routes.js';
 import { advisoryRoutes } from './advisories/routes.js';
 import { componentRoutes } from './components/routes.js';
 import { startAdvisorySync } from './advisories/sync.js';
@@ -111,15 +112,20 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await registerRateLimit(app, config.rateLimit, config.redisUrl);
   guard.enforce();
   const metrics = createMetrics(() => services.scans.uploads.queueStats());
-  services.scans.events.accepted = (format) => metrics.uploadReceived(format);
+  services.scans.events.accepted = (format) => {
+    metrics.uploadReceived(format);
+    services.verdicts.wake();
+  };
   // An upload's end wrote its webhook deliveries: this instance's delivery workers send them at once.
   services.scans.events.completed = (format, seconds) => {
     metrics.uploadCompleted(format, seconds);
     services.webhooks.wake();
+    services.verdicts.wake();
   };
   services.scans.events.failed = (format) => {
     metrics.uploadFailed(format);
     services.webhooks.wake();
+    services.verdicts.wake();
   };
   await registerMetrics(app, metrics, config.metricsToken);
 
@@ -128,7 +134,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const apiRoutes = [
     meRoutes, apiKeyRoutes, orgRoutes, memberRoutes, repoRoutes, teamRoutes, userSearchRoutes, scanRoutes, resultRoutes, refRoutes,
     auditRoutes, analysisRoutes, findingRoutes, vexRoutes, suppressionRoutes, gateRoutes, badgeTokenRoutes, webhookRoutes, advisoryRoutes,
-    componentRoutes,
+    componentRoutes, verdictRoutes,
   ];
   for (const routes of apiRoutes) await app.register(routes, { prefix: '/api/v1', services });
   await app.register(badgeRoutes, { services });
@@ -142,6 +148,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('onListen', async () => {
     services.scans.startWorkers(workers, app.log);
     services.webhooks.startWorkers(workers, app.log);
+    services.verdicts.startWorkers(workers, app.log);
     // Instances with workers fetch advisory sources; a lease per source keeps it to one at a time.
     if (workers > 0 && config.advisorySources.length > 0) {
       stopSync = startAdvisorySync(db.kysely, config.advisorySources, config.advisorySyncMs, advisorySyncOptions(config), app.log);
@@ -153,7 +160,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     stopMaintenance();
     await stopSync();
     await services.scans.settlements.close();
-    workersStopped = Promise.all([services.scans.stopWorkers(), services.webhooks.stopWorkers()]).then(() => undefined);
+    workersStopped = Promise.all([services.scans.stopWorkers(), services.webhooks.stopWorkers(), services.verdicts.stopWorkers()]).then(() => undefined);
   });
   app.addHook('onClose', async () => workersStopped);
   return app;

@@ -70,6 +70,7 @@ async function work(config: Config, db: ReturnType<typeof openDatabase>, log: pi
   const count = ingestWorkers('worker', config);
   services.scans.startWorkers(count, log);
   services.webhooks.startWorkers(count, log);
+  services.verdicts.startWorkers(count, log);
   const stopMaintenance = startMaintenance(services, log);
   const stopSync = config.advisorySources.length > 0
     ? startAdvisorySync(db.kysely, config.advisorySources, config.advisorySyncMs, advisorySyncOptions(config), log)
@@ -78,7 +79,7 @@ async function work(config: Config, db: ReturnType<typeof openDatabase>, log: pi
   onShutdown(async () => {
     stopMaintenance();
     await stopSync();
-    await Promise.all([services.scans.stopWorkers(), services.webhooks.stopWorkers()]);
+    await Promise.all([services.scans.stopWorkers(), services.webhooks.stopWorkers(), services.verdicts.stopWorkers()]);
     await db.close();
   }, log);
 }

@@ -25,6 +25,7 @@ export async function runMaintenance(services: Services, log: FastifyBaseLogger)
     const refs = await services.scans.pruneIdleRefs();
     await services.sessions.pruneExpired();
     await services.webhooks.pruneDeliveries();
+    await services.verdicts.pruneDeliveries();
     const expired = await services.findingService.expireDismissals();
     if (pruned > 0) log.info({ pruned }, 'pruned raw upload contents past their retention');
     if (refs > 0) log.info({ refs }, 'removed branches and pull requests idle past their retention');

@@ -16,6 +16,18 @@ export interface ProviderConfig {
   /** REST API base: https://api.github.com, {url}/api/v3, {url}/api/v4, {url}/api/v1, https://api.bitbucket.org. */
   api_url: string;
   scopes: string[];
+  /**
+   * Credentials Scanyard acts with on the forge itself (posting verdicts, syncing), when given: a
+   * GitHub App (app_id and its PEM private key) or a token. Never logged or returned.
+   */
+  sync?: SyncCredentials;
+}
+
+export interface SyncCredentials {
+  app_id?: string;
+  private_key?: string;
+  token?: string;
+  webhook_secret?: string;
 }
 
 /** One line naming the variable, the entry and the problem; never carries client_secret. */
@@ -39,7 +51,7 @@ const DEFAULT_SCOPES: Record<ForgeType, readonly string[]> = {
   bitbucket: ['account', 'email'],
 };
 
-const FIELDS = ['id', 'type', 'name', 'client_id', 'client_secret', 'url', 'api_url', 'scopes'];
+const FIELDS = ['id', 'type', 'name', 'client_id', 'client_secret', 'url', 'api_url', 'scopes', 'app_id', 'private_key', 'private_key_file', 'token', 'webhook_secret'];
 
 function defaultApiUrl(type: ForgeType, url: string): string | null {
   switch (type) {
@@ -145,7 +157,31 @@ function parseEntry(entry: unknown, at: string, seen: Map<string, string>): Prov
     url,
     api_url: apiUrl,
     scopes: parseScopes(entry.scopes, fail) ?? [...DEFAULT_SCOPES[type]],
+    ...syncCredentials(entry, fail),
   };
+}
+
+/** The optional credentials for acting on the forge; each a non-empty string, the key read from its file when so given. */
+function syncCredentials(entry: Record<string, unknown>, fail: Fail): { sync?: SyncCredentials } {
+  const optional = (field: string, showValue: boolean) => (entry[field] === undefined || entry[field] === null ? undefined : requireText(entry[field], field, fail, showValue));
+  const appId = entry.app_id === undefined || entry.app_id === null ? undefined : typeof entry.app_id === 'number' ? String(entry.app_id) : optional('app_id', true);
+  let privateKey = optional('private_key', false);
+  const keyFile = optional('private_key_file', true);
+  if (privateKey !== undefined && keyFile !== undefined) fail('set private_key or private_key_file, not both');
+  if (keyFile !== undefined) {
+    try {
+      privateKey = readFileSync(keyFile, 'utf8');
+    } catch (err) {
+      fail(`private_key_file: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'read error'})`);
+    }
+  }
+  if ((appId === undefined) !== (privateKey === undefined)) fail('app_id and private_key (or private_key_file) go together');
+  const sync: SyncCredentials = {
+    ...(appId !== undefined ? { app_id: appId, private_key: privateKey } : {}),
+    ...(entry.token !== undefined && entry.token !== null ? { token: optional('token', false) } : {}),
+    ...(entry.webhook_secret !== undefined && entry.webhook_secret !== null ? { webhook_secret: optional('webhook_secret', false) } : {}),
+  };
+  return Object.keys(sync).length > 0 ? { sync } : {};
 }
 
 type Fail = (problem: string) => never;

@@ -60,6 +60,14 @@ export const UploadQuery = Type.Object({
     pattern: '^([0-9a-fA-F]{7,64})?$',
     description: 'The commit that was scanned: 7 to 64 hexadecimal digits (an abbreviated or full SHA-1 or SHA-256).',
   })),
+  head_sha: Type.Optional(Type.String({
+    pattern: '^([0-9a-fA-F]{7,64})?$',
+    description: "A pull request's head commit (GitHub's pull_request.head.sha), where its check run goes; absent: commit_sha for a refs/pull/N/head ref, else read from the forge.",
+  })),
+  base_sha: Type.Optional(Type.String({
+    pattern: '^([0-9a-fA-F]{7,64})?$',
+    description: "A pull request's merge base: a base branch analysed at another commit makes the verdict say its findings may not be new.",
+  })),
   ref: Text(300, 'The branch, tag or pull request that was scanned: refs/heads/x or x, refs/tags/v1, refs/pull/N/merge (or /head), '
     + 'refs/merge-requests/N/head, or pr/N. Absent: the default branch.'),
   base_ref: Text(300, "A pull request's base branch (what it is compared with); absent: the default branch."),
