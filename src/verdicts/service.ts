@@ -60,4 +60,4 @@ export function verdictService({ store, authorizedRepo, policy, audit, onQueued 
     },
   };
 }
-export type VerdictService = ReturnType<typeof verdictService>;
+

@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { DB_KINDS } from '../support/db.js';
+import { sarifLog, type SarifResultSpec } from '../support/sarif.js';
+import { quietLog } from '../support/scans.js';
+import { startChecksEmulator, type ChecksEmulator } from '../support/forge-checks-emulator.js';
+
+const MARKER = '<!-- scanyard:verdict -->';
+const sha = (n: number) => n.toString(16).padStart(40, '0');
+/**
+ * Unified diffs as GitHub's "List pull requests files" returns them in `patch`: a.js adds lines 9 to
+ * 11, b.js adds line 5 (c.js:20 is in no hunk).
+ */
+const FILES = [
+  { filename: 'src/a.js', patch: '@@ -7,3 +7,6 @@ function f() {\n   const x = 1;\n   const y = 2;\n+  eval(input);\n+  run(input);\n+  exec(input);\n   return x;\n' },
+  { filename: 'src/b.js', patch: '@@ -4,2 +4,3 @@\n ok();\n+query("select " + id);\n ok();\n' },
+];
+// Three findings: two on lines the pull request added (a.js:10, b.js:5), one elsewhere (c.js:20).
+const THREE: SarifResultSpec[] = [
+  { rule: 'js/code-injection', file: 'src/a.js', line: 10, level: 'error', securitySeverity: 9.1, message: 'User input reaches eval [here](https://evil.example)' },
+  { rule: 'js/sql-injection', file: 'src/b.js', line: 5, level: 'error', securitySeverity: 8.0 },
+  { rule: 'js/weak-hash', file: 'src/c.js', line: 20, level: 'warning', securitySeverity: 5.0 },
+];
+
+describe.each(DB_KINDS)('verdicts on GitHub pull requests (%s)', (kind) => {
+  let t: TestApp;
+  let gh: ChecksEmulator;
+  let owner: { cookie: string };
+  let key: string;
+  let repoId: string;
+  /** How far the runner's clock is ahead of real time: tests move it instead of waiting. */
+  let ahead = 0;
+  let runner: { deliverDue(): Promise<number> };
+
+  beforeAll(async () => {
+    gh = await startChecksEmulator('github');
+    t = await createTestApp(kind, {
+      SERVICE_PROVIDERS: JSON.stringify([{
+        id: 'github', type: 'github', name: 'GitHub', client_id: 'Iv1.abc', client_secret: 'secret', url: gh.url, api_url: gh.apiUrl,
+        app_id: gh.appId, private_key: gh.privateKeyPem,
+      }]),
+    });
+    owner = await t.user('owner');
+    const orgId = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie: owner.cookie }, payload: { name: 'acme' } })).json().id as string;
+    repoId = (await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/repos`, headers: { cookie: owner.cookie }, payload: { name: 'payments', default_branch: 'main' } })).json().id as string;
+    // What forge sync (issue 38) fills in: the repository's identity on GitHub.
+    await t.db.kysely.updateTable('repos').set({ forge_id: '1296269', full_name: 'acme/payments' }).where('id', '=', repoId).execute();
+    await t.request({ method: 'PUT', url: `/api/v1/orgs/${orgId}/policy`, headers: { cookie: owner.cookie }, payload: { fail_on_new: 'medium' } });
+    key = await t.apiKey(owner.cookie, { scopes: ['upload'] });
+    runner = t.app.services.verdicts.runner(quietLog, { clock: () => Date.now() + ahead });
+    // The base branch, analysed at its head with nothing open.
+    await upload(sarifLog([]), { ref: 'refs/heads/main', commit_sha: sha(1) });
+    await runner.deliverDue();
+  });
+  afterAll(async () => {
+    await t.close();
+    await gh.close();
+  });
+
+  async function upload(body: string, context: Record<string, string>): Promise<string> {
+    const query = new URLSearchParams(context).toString();
+    const res = await t.request({ method: 'POST', url: `/api/v1/repos/${repoId}/upload?${query}`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream' }, payload: body });
+    expect(res.statusCode, res.body).toBe(202);
+    await t.drain();
+    return res.json().id as string;
+  }
+  const pr = (n: number, head: number) => ({ ref: `refs/pull/${n}/merge`, commit_sha: sha(1000 + head), head_sha: sha(head), base_ref: 'main', base_sha: sha(1) });
+  const commentRequests = () => gh.requests.filter((r) => r.path.includes('/comments') && r.method !== 'GET');
+  const deliveries = async () => (await t.request({ url: `/api/v1/repos/${repoId}/forge-deliveries`, headers: { cookie: owner.cookie } })).json() as Record<string, unknown>[];
+
+  it('a pull request with 3 new findings (2 on changed lines) and a failing gate gets one failing check run with 2 annotations and one comment', async () => {
+    gh.pullRequest('acme/payments', 7, sha(71), FILES);
+    await upload(sarifLog(THREE), pr(7, 71));
+    await runner.deliverDue();
+
+    const runs = gh.checkRuns.filter((r) => r.head_sha === sha(71));
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ name: 'Scanyard', status: 'completed', conclusion: 'failure' });
+    expect(runs[0]!.output.annotations.map((a) => `${a.path as string}:${a.start_line as number}`).sort()).toEqual(['src/a.js:10', 'src/b.js:5']);
+    expect(runs[0]!.output.summary).toContain('**New findings: 3**');
+    expect(runs[0]!.output.summary).toContain('fail_on_new');
+    // Text from the scanned code shows as itself, never as a link of ours.
+    expect(runs[0]!.output.summary).not.toContain('[here](https://evil.example)');
+    expect(runs[0]!.output.summary).toContain(`http://localhost:8080/repos/${repoId}?ref=pr%2F7`);
+    // Created in_progress when the upload arrived, then completed: one POST, then a PATCH.
+    const runRequests = gh.requests.filter((r) => r.path.endsWith('/check-runs') && r.method === 'POST' && (r.body as { head_sha: string }).head_sha === sha(71));
+    expect(runRequests.map((r) => (r.body as { status: string }).status)).toEqual(['in_progress']);
+
+    const onPr = gh.comments.filter((c) => c.on === 'acme/payments#7');
+    expect(onPr).toHaveLength(1);
+    expect(onPr[0]!.body.startsWith(`${MARKER}\n### Scanyard: Gate failed: 3 new findings`)).toBe(true);
+    // Every request but the App's own token requests went with an installation token, never the JWT.
+    expect(gh.requests.filter((r) => r.path.includes('/check-runs')).every((r) => r.authorization?.startsWith('Bearer ghs_'))).toBe(true);
+  });
+
+  it('a new head with one finding fixed edits the same comment and completes a check run on the new head', async () => {
+    gh.pullRequest('acme/payments', 7, sha(72), FILES);
+    const before = commentRequests().length;
+    await upload(sarifLog(THREE.slice(0, 2)), pr(7, 72));
+    await runner.deliverDue();
+
+    const runs = gh.checkRuns.filter((r) => r.head_sha === sha(72));
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ status: 'completed', conclusion: 'failure' });
+    expect(runs[0]!.output.summary).toContain('**Fixed: 1**');
+    const onPr = gh.comments.filter((c) => c.on === 'acme/payments#7');
+    expect(onPr).toHaveLength(1);
+    expect(onPr[0]!.body).toContain('Gate failed: 2 new findings');
+    const made = commentRequests().slice(before);
+    expect(made.map((r) => r.method)).toEqual(['PATCH']);
+    expect(made[0]!.path).toBe(`/repos/acme/payments/issues/comments/${onPr[0]!.id}`);
+  });
+
+  it('a new head with the same findings changes no comment, and still gets its check run', async () => {
+    gh.pullRequest('acme/payments', 7, sha(73), FILES);
+    const before = commentRequests().length;
+    await upload(sarifLog(THREE.slice(0, 2)), pr(7, 73));
+    await runner.deliverDue();
+
+    expect(gh.checkRuns.filter((r) => r.head_sha === sha(73))).toMatchObject([{ status: 'completed', conclusion: 'failure' }]);
+    expect(commentRequests().slice(before)).toEqual([]);
+    expect(gh.comments.filter((c) => c.on === 'acme/payments#7')).toHaveLength(1);
+  });
+
+  it('502, then 429 with Retry-After: 2: the check run and the comment arrive once, after the wait', async () => {
+    gh.pullRequest('acme/payments', 8, sha(81), FILES);
+    gh.fail({ status: 502 }, { status: 429, headers: { 'retry-after': '2' }, body: { message: 'API rate limit exceeded' } });
+    await upload(sarifLog(THREE), pr(8, 81));
+
+    expect(await runner.deliverDue()).toBe(1);
+    expect(gh.checkRuns.filter((r) => r.head_sha === sha(81))).toHaveLength(0);
+    // A 5xx is tried again within 30 s.
+    ahead += 30_000;
+    expect(await runner.deliverDue()).toBe(1);
+    expect(gh.checkRuns.filter((r) => r.head_sha === sha(81))).toHaveLength(0);
+    // Not before the 2 seconds the forge asked for; and nothing of this pull request overtakes it.
+    ahead += 1_000;
+    expect(await runner.deliverDue()).toBe(0);
+    ahead += 1_500;
+    expect(await runner.deliverDue()).toBe(3);
+
+    expect(gh.checkRuns.filter((r) => r.head_sha === sha(81))).toMatchObject([{ status: 'completed', conclusion: 'failure' }]);
+    expect(gh.comments.filter((c) => c.on === 'acme/payments#8')).toHaveLength(1);
+    const log = await deliveries();
+    const started = log.find((d) => d.event === 'check.started' && (d.upload_id as string) && d.status === 'succeeded' && (d.attempts as unknown[]).length === 3);
+    expect(started?.attempts).toMatchObject([{ status_code: 502 }, { status_code: 429 }, { status_code: 200 }]);
+    expect(started?.kind).toBe('check_run');
+    expect(JSON.stringify(log)).not.toMatch(/ghs_|BEGIN RSA/);
+  });
+
+  it('a comment whose answer was lost is found again by its marker, not posted twice', async () => {
+    gh.pullRequest('acme/payments', 9, sha(91), FILES);
+    gh.fail({ status: 502, afterApplying: true, when: { method: 'POST', path: /\/issues\/9\/comments$/ } });
+    await upload(sarifLog(THREE), pr(9, 91));
+    // The check run goes through; the comment is made, but its answer is lost: the retry finds it by its marker.
+    expect(await runner.deliverDue()).toBe(3);
+    expect(gh.comments.filter((c) => c.on === 'acme/payments#9')).toHaveLength(1);
+    ahead += 30_000;
+    expect(await runner.deliverDue()).toBe(1);
+    const comments = gh.comments.filter((c) => c.on === 'acme/payments#9');
+    expect(comments).toHaveLength(1);
+    const id = comments[0]!.id;
+    // Redelivering the comment edits it in place.
+    const log = await deliveries();
+    const comment = log.find((d) => d.kind === 'comment' && d.status === 'succeeded' && d.external_id === String(id));
+    expect(comment).toBeDefined();
+    const res = await t.request({ method: 'POST', url: `/api/v1/repos/${repoId}/forge-deliveries/${comment!.id as string}/redeliver`, headers: { cookie: owner.cookie } });
+    expect(res.statusCode, res.body).toBe(202);
+    await runner.deliverDue();
+    expect(gh.comments.filter((c) => c.on === 'acme/payments#9')).toHaveLength(1);
+    expect(gh.requests.at(-1)).toMatchObject({ method: 'PATCH', path: `/repos/acme/payments/issues/comments/${id}` });
+  });
+});
