@@ -3,13 +3,20 @@ import { PageQuery } from '../http/pagination.js';
 import { Timestamps } from '../http/schemas.js';
 import { DescriptionField, NameField } from './names.js';
 
+/** What Scanyard posts on pull requests (the verdicts feature reads it). */
+export const PrFeedbackSchema = Type.Object({
+  checks: Type.Boolean({ description: 'A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push.' }),
+  comment: Type.Enum(['on_change', 'always', 'off'], { description: 'One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.' }),
+}, { additionalProperties: false, title: 'PrFeedback' });
+
 export const OrgSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
   description: Type.String(),
   repo_count: Type.Integer({ minimum: 0 }),
+  pr_feedback: Type.Optional(PrFeedbackSchema),
   ...Timestamps,
-}, { title: 'Organization' });
+}, { title: 'Organization', description: 'pr_feedback is shown by GET /orgs/{id} and PUT /orgs/{id}, not in lists.' });
 export type OrgJson = Static<typeof OrgSchema>;
 
 export const CreateOrgBody = Type.Object({
@@ -20,6 +27,7 @@ export const CreateOrgBody = Type.Object({
 export const UpdateOrgBody = Type.Object({
   name: Type.Optional(NameField('across the service')),
   description: Type.Optional(DescriptionField),
+  pr_feedback: Type.Optional(Type.Partial(PrFeedbackSchema)),
 }, { additionalProperties: false, description: 'Fields left out keep their value.' });
 
 export const OrgListQuery = Type.Object({

@@ -116,7 +116,11 @@ export async function enqueueVerdict(trx: Trx, upload: UploadRow, changes: Sever
 function baseVerdict(target: Target, upload: UploadRow): Pick<Verdict, 'repository' | 'upload' | 'pull_request' | 'base_ref' | 'path' | 'new_findings' | 'fixed'> {
   return {
     repository: target.repository,
-    upload: { id: upload.id, category: upload.category, commit_sha: upload.commit_sha, head_sha: upload.head_sha, created_at: upload.created_at },
+    upload: {
+      id: upload.id, category: upload.category, commit_sha: upload.commit_sha, created_at: upload.created_at,
+      // A pull request's head ref (refs/pull/N/head, refs/merge-requests/N/head) was scanned at its head commit.
+      head_sha: upload.head_sha ?? (upload.ref !== null && /\/head$/.test(upload.ref) ? upload.commit_sha : null),
+    },
     pull_request: target.pullRequest,
     base_ref: upload.base_ref,
     path: `/repos/${target.repository.id}?ref=${encodeURIComponent(upload.ref_name)}`,

@@ -27,9 +27,3 @@ export const ForgeDeliverySchema = Type.Object({
   completed_at: Nullable(Time),
 }, { title: 'ForgeDelivery', description: 'A verdict sent to the forge. Tokens are never shown.' });
 export type ForgeDeliveryJson = Static<typeof ForgeDeliverySchema>;
-
-export const PrFeedbackSchema = Type.Object({
-  checks: Type.Boolean({ description: 'A check run (GitHub) or commit status on each pull request and default-branch push.' }),
-  comment: Type.Enum(['on_change', 'always', 'off'], { description: 'One pull request comment, edited in place: when the verdict or the new findings change, on every upload, or never.' }),
-}, { additionalProperties: false, title: 'PrFeedback' });
-export type PrFeedbackJson = Static<typeof PrFeedbackSchema>;

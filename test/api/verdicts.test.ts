@@ -3,6 +3,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { DB_KINDS } from '../support/db.js';
 import { sarifLog, type SarifResultSpec } from '../support/sarif.js';
 import { quietLog } from '../support/scans.js';
+import { githubMarkdown, gitlabMarkdown } from '../../src/markup.js';
 import { startChecksEmulator, type ChecksEmulator } from '../support/forge-checks-emulator.js';
 
 const MARKER = '<!-- scanyard:verdict -->';
@@ -169,5 +170,110 @@ describe.each(DB_KINDS)('verdicts on GitHub pull requests (%s)', (kind) => {
     await runner.deliverDue();
     expect(gh.comments.filter((c) => c.on === 'acme/payments#9')).toHaveLength(1);
     expect(gh.requests.at(-1)).toMatchObject({ method: 'PATCH', path: `/repos/acme/payments/issues/comments/${id}` });
+  });
+
+  it('a base analysed at another commit than the merge base: neutral, saying so, fail_on_new not applied', async () => {
+    gh.pullRequest('acme/payments', 10, sha(101), FILES);
+    await upload(sarifLog(THREE), { ...pr(10, 101), base_sha: sha(2) });
+    await runner.deliverDue();
+    const [run] = gh.checkRuns.filter((r) => r.head_sha === sha(101));
+    expect(run).toMatchObject({ status: 'completed', conclusion: 'neutral' });
+    // The line is ours, but names a branch CI gave: escaped like any text from outside.
+    expect(run!.output.summary).toContain(githubMarkdown('main was last analysed at 0000000 ('));
+    expect(run!.output.summary).toContain(githubMarkdown("not at this branch's base 0000000: findings may not be new."));
+    expect(run!.output.summary).toContain('**Gate: pass** (neutral: fail_on_new not applied)');
+    expect(run!.output.summary).not.toContain('`fail_on_new`');
+  });
+
+  it('pr_feedback: the organization turns comments off, a repository turns checks off and comments always, null inherits again', async () => {
+    const orgId = (await t.request({ url: `/api/v1/repos/${repoId}`, headers: { cookie: owner.cookie } })).json().org_id as string;
+    let res = await t.request({ method: 'PUT', url: `/api/v1/orgs/${orgId}`, headers: { cookie: owner.cookie }, payload: { pr_feedback: { comment: 'off' } } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().pr_feedback).toEqual({ checks: true, comment: 'off' });
+    gh.pullRequest('acme/payments', 11, sha(111), FILES);
+    await upload(sarifLog(THREE), pr(11, 111));
+    await runner.deliverDue();
+    expect(gh.checkRuns.filter((r) => r.head_sha === sha(111))).toHaveLength(1);
+    expect(gh.comments.filter((c) => c.on === 'acme/payments#11')).toHaveLength(0);
+
+    res = await t.request({ method: 'PUT', url: `/api/v1/repos/${repoId}`, headers: { cookie: owner.cookie }, payload: { pr_feedback: { checks: false, comment: 'always' } } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().pr_feedback).toEqual({ checks: false, comment: 'always' });
+    gh.pullRequest('acme/payments', 11, sha(112), FILES);
+    await upload(sarifLog(THREE), pr(11, 112));
+    await runner.deliverDue();
+    expect(gh.checkRuns.filter((r) => r.head_sha === sha(112))).toHaveLength(0);
+    expect(gh.comments.filter((c) => c.on === 'acme/payments#11')).toHaveLength(1);
+
+    res = await t.request({ method: 'PUT', url: `/api/v1/repos/${repoId}`, headers: { cookie: owner.cookie }, payload: { pr_feedback: null } });
+    expect(res.json().pr_feedback).toBeNull();
+    expect((await t.request({ url: `/api/v1/repos/${repoId}`, headers: { cookie: owner.cookie } })).json().pr_feedback).toBeNull();
+    const bad = await t.request({ method: 'PUT', url: `/api/v1/repos/${repoId}`, headers: { cookie: owner.cookie }, payload: { pr_feedback: { checks: 'yes', comment: 'sometimes' } } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.headers['content-type']).toContain('application/problem+json');
+    await t.request({ method: 'PUT', url: `/api/v1/orgs/${orgId}`, headers: { cookie: owner.cookie }, payload: { pr_feedback: { comment: 'on_change' } } });
+  });
+});
+
+describe.each(DB_KINDS)('verdicts on GitLab merge requests (%s)', (kind) => {
+  let t: TestApp;
+  let gl: ChecksEmulator;
+  let key: string;
+  let repoId: string;
+  let runner: { deliverDue(): Promise<number> };
+
+  beforeAll(async () => {
+    gl = await startChecksEmulator('gitlab');
+    t = await createTestApp(kind, {
+      SERVICE_PROVIDERS: JSON.stringify([{ id: 'gitlab', type: 'gitlab', name: 'GitLab', client_id: 'app', client_secret: 'secret', url: gl.url, api_url: gl.apiUrl, token: gl.token }]),
+    });
+    const owner = await t.user('owner');
+    const orgId = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie: owner.cookie }, payload: { name: 'acme' } })).json().id as string;
+    repoId = (await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/repos`, headers: { cookie: owner.cookie }, payload: { name: 'payments' } })).json().id as string;
+    await t.db.kysely.updateTable('repos').set({ forge_id: '42', full_name: 'acme/payments' }).where('id', '=', repoId).execute();
+    await t.request({ method: 'PUT', url: `/api/v1/orgs/${orgId}/policy`, headers: { cookie: owner.cookie }, payload: { fail_on_new: 'medium' } });
+    key = await t.apiKey(owner.cookie, { scopes: ['upload'] });
+    runner = t.app.services.verdicts.runner(quietLog);
+  });
+  afterAll(async () => {
+    await t.close();
+    await gl.close();
+  });
+
+  async function upload(body: string, context: Record<string, string>): Promise<void> {
+    const res = await t.request({ method: 'POST', url: `/api/v1/repos/${repoId}/upload?${new URLSearchParams(context).toString()}`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream' }, payload: body });
+    expect(res.statusCode, res.body).toBe(202);
+    await t.drain();
+  }
+
+  it('a merge request gets a running then failed commit status named Scanyard with its target_url, and one note edited in place', async () => {
+    await upload(sarifLog([]), { ref: 'main', commit_sha: sha(1), category: 'sast' });
+    // The head is read from the merge request when CI does not name it.
+    gl.pullRequest('42', 3, sha(31), FILES);
+    await upload(sarifLog(THREE), { ref: 'refs/merge-requests/3/head', commit_sha: sha(31), base_ref: 'main', category: 'sast' });
+    await runner.deliverDue();
+    const states = gl.statuses.filter((s) => s.sha === sha(31)).map((s) => s.body);
+    expect(states.map((s) => s.state)).toEqual(['running', 'failed']);
+    expect(states[1]).toMatchObject({ name: 'Scanyard (sast)', target_url: `http://localhost:8080/repos/${repoId}?ref=pr%2F3` });
+    const notes = gl.comments.filter((c) => c.on === '42!3');
+    expect(notes).toHaveLength(1);
+    expect(notes[0]!.body.startsWith(`${MARKER}\n### Scanyard (sast): Gate failed: 3 new findings`)).toBe(true);
+
+    await upload(sarifLog(THREE.slice(1)), { ref: 'refs/merge-requests/3/head', commit_sha: sha(32), base_ref: 'main', category: 'sast' });
+    await runner.deliverDue();
+    expect(gl.comments.filter((c) => c.on === '42!3')).toHaveLength(1);
+    expect(gl.comments.find((c) => c.on === '42!3')!.body).toContain('Gate failed: 2 new findings');
+    expect(gl.requests.filter((r) => r.method === 'PUT')).toHaveLength(1);
+    expect(gl.statuses.filter((s) => s.sha === sha(32)).map((s) => s.body.state)).toEqual(['running', 'failed']);
+    // The push to the default branch got its status, and no note.
+    expect(gl.statuses.filter((s) => s.sha === sha(1)).map((s) => s.body.state)).toEqual(['running', 'success']);
+  });
+
+  it('a merge request whose base has no analysis in its category concludes neutral (success on GitLab), saying so', async () => {
+    gl.pullRequest('42', 4, sha(41), FILES);
+    await upload(sarifLog(THREE), { ref: 'refs/merge-requests/4/head', commit_sha: sha(41), base_ref: 'main', category: 'deps' });
+    await runner.deliverDue();
+    expect(gl.statuses.filter((s) => s.sha === sha(41)).map((s) => s.body.state)).toEqual(['running', 'success']);
+    expect(gl.comments.find((c) => c.on === '42!4')!.body).toContain(gitlabMarkdown('main has no analysis in category deps: findings may not be new.'));
   });
 });
