@@ -16,6 +16,8 @@ export const UploadSchema = Type.Object({
   size_bytes: Type.Integer(),
   category: Type.String({ description: 'Separates analyses of the same tool, as in GitHub code scanning.' }),
   commit_sha: Nullable(Type.String()),
+  head_sha: Nullable(Type.String({ description: "A pull request's head commit, as CI gave it: where its check run goes." })),
+  base_sha: Nullable(Type.String({ description: "A pull request's merge base, as CI gave it." })),
   ref: Type.String({ description: 'The ref it belongs to, as ?ref= names it (the default branch when the upload named none).' }),
   ref_kind: RefKindEnum,
   base_ref: Nullable(Type.String({ description: "A pull request's base branch, which vs_base compares with." })),
