@@ -83,8 +83,7 @@ export async function enqueueVerdict(trx: Trx, upload: UploadRow, changes: Sever
   const { feedback } = target;
   const commenting = target.pullRequest !== null && feedback.comment !== 'off';
   if (!feedback.checks && !commenting) return;
-  const judged = await trx.selectFrom('uploads').select('gate').where('id', '=', upload.id).executeTakeFirst();
-  const recorded = judged?.gate ? (JSON.parse(judged.gate) as Gate) : null;
+  const recorded = await gateOfThread(trx, upload);
   const staleBase = target.pullRequest !== null ? await staleBaseOf(trx, upload) : null;
   const gate = recorded && staleBase ? withoutFailOnNew(recorded) : recorded;
   const verdict: Verdict = {
@@ -158,6 +157,32 @@ async function staleBaseOf(trx: Trx, upload: UploadRow): Promise<string | null> 
     + `not at this branch's base ${upload.base_sha.slice(0, 7)}: findings may not be new.`;
 }
 
+/**
+ * The verdict of the pull request (or branch) in this category as it now stands: the gates of the
+ * latest upload of each of its analyses, combined (the worst wins). CI often sends several files per
+ * push (SARIF, then an SBOM): judged one upload at a time, the check run named Scanyard would say
+ * whatever the last file said, and the comment would flip between them.
+ */
+async function gateOfThread(trx: Trx, upload: UploadRow): Promise<Gate | null> {
+  const refId = await refIdOf(trx, upload.repository_id, { kind: upload.ref_kind as 'branch' | 'pull_request' | 'tag', name: upload.ref_name });
+  const rows = refId === undefined ? [] : await trx.selectFrom('analyses').innerJoin('uploads', 'uploads.id', 'analyses.last_upload_id')
+    .select(['uploads.id', 'uploads.gate']).distinct()
+    .where('analyses.ref_id', '=', refId).where('analyses.category', '=', upload.category).where('uploads.gate', 'is not', null)
+    .execute();
+  const own = await trx.selectFrom('uploads').select('gate').where('id', '=', upload.id).executeTakeFirst();
+  const gates = [own?.gate, ...rows.filter((r) => r.id !== upload.id).map((r) => r.gate)].filter((g): g is string => Boolean(g)).map((g) => JSON.parse(g) as Gate);
+  if (gates.length === 0) return null;
+  const seen = new Set<string>();
+  const violations = gates.flatMap((g) => g.violations).filter((v) => {
+    const key = `${v.rule}\u0000${v.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const status = gates.some((g) => g.status === 'fail') ? 'fail' : gates.some((g) => g.status === 'warn') ? 'warn' : 'pass';
+  return { status, violations };
+}
+
 /** A stale base cannot tell what is new: fail_on_new is left out, every other rule still stands. */
 function withoutFailOnNew(gate: Gate): Gate {
   const violations = gate.violations.filter((v) => v.rule !== 'fail_on_new');
@@ -172,14 +197,16 @@ function conclusionOf(gate: Gate | null, stale: boolean): Conclusion {
 }
 
 /**
- * The findings the verdict is about: for a pull request, open in the analyses this upload applied and
- * not open on the base branch (as its gate counts them); for a push, what the upload opened or reopened.
+ * The findings the verdict is about: for a pull request, open in its analyses of this category and not
+ * open on the base branch (as fail_on_new counts them), whichever upload of the push brought them; for
+ * a push, what the upload opened or reopened.
  */
 async function newFindings(trx: Trx, upload: UploadRow, pullRequest: boolean): Promise<Verdict['new_findings']> {
   let query = trx.selectFrom('findings').innerJoin('analyses', 'analyses.id', 'findings.analysis_id')
     .where('analyses.repository_id', '=', upload.repository_id).where('findings.state', '=', 'open');
   if (pullRequest) {
-    query = query.where('analyses.last_upload_id', '=', upload.id);
+    const refId = await refIdOf(trx, upload.repository_id, { kind: 'pull_request', name: upload.ref_name });
+    query = query.where('analyses.ref_id', '=', refId ?? '').where('analyses.category', '=', upload.category);
     const baseRefId = upload.base_ref === null ? undefined : await refIdOf(trx, upload.repository_id, { kind: 'branch', name: upload.base_ref });
     if (baseRefId !== undefined) query = query.where((eb) => eb.not(eb.exists(openInSameAnalysisOf(eb, baseRefId))));
   } else {

@@ -185,6 +185,20 @@ describe.each(DB_KINDS)('verdicts on GitHub pull requests (%s)', (kind) => {
     expect(run!.output.summary).not.toContain('`fail_on_new`');
   });
 
+  it('several files per push: each check run tells the pull request\'s verdict, and the comment does not flip', async () => {
+    gh.pullRequest('acme/payments', 12, sha(121), FILES);
+    await upload(sarifLog(THREE), pr(12, 121));
+    await runner.deliverDue();
+    const before = commentRequests().length;
+    // A second scanner of the same push finds nothing: the pull request still brings three findings.
+    await upload(sarifLog([], 'OtherScanner'), pr(12, 121));
+    await runner.deliverDue();
+    const runs = gh.checkRuns.filter((r) => r.head_sha === sha(121));
+    expect(runs.map((r) => r.conclusion)).toEqual(['failure', 'failure']);
+    expect(runs[1]!.output.summary).toContain('**New findings: 3**');
+    expect(commentRequests().slice(before)).toEqual([]);
+  });
+
   it('pr_feedback: the organization turns comments off, a repository turns checks off and comments always, null inherits again', async () => {
     const orgId = (await t.request({ url: `/api/v1/repos/${repoId}`, headers: { cookie: owner.cookie } })).json().org_id as string;
     let res = await t.request({ method: 'PUT', url: `/api/v1/orgs/${orgId}`, headers: { cookie: owner.cookie }, payload: { pr_feedback: { comment: 'off' } } });
