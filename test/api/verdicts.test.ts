@@ -199,6 +199,33 @@ describe.each(DB_KINDS)('verdicts on GitHub pull requests (%s)', (kind) => {
     expect(commentRequests().slice(before)).toEqual([]);
   });
 
+  it('an earlier upload finishing after a later one leaves the later verdict\'s comment as it is', async () => {
+    gh.pullRequest('acme/payments', 13, sha(132), FILES);
+    // Comments after every upload: only the order can keep the earlier one from writing.
+    await t.request({ method: 'PUT', url: `/api/v1/repos/${repoId}`, headers: { cookie: owner.cookie }, payload: { pr_feedback: { checks: true, comment: 'always' } } });
+    const send = async (body: string, context: Record<string, string>) => {
+      const res = await t.request({ method: 'POST', url: `/api/v1/repos/${repoId}/upload?${new URLSearchParams(context).toString()}`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream' }, payload: body });
+      return res.json().id as string;
+    };
+    const earlier = await send(sarifLog(THREE), pr(13, 131));
+    const later = await send(sarifLog(THREE.slice(0, 1)), pr(13, 132));
+    // The earlier one is held up (its worker is slow): the later one is processed first.
+    await t.db.kysely.updateTable('uploads').set({ status: 'processing', lease_until: '9999-01-01T00:00:00.000Z' }).where('id', '=', earlier).execute();
+    await t.drain();
+    await runner.deliverDue();
+    expect(gh.comments.filter((c) => c.on === 'acme/payments#13').map((c) => c.body)).toEqual([expect.stringContaining('Gate failed: 1 new finding')]);
+    const before = commentRequests().length;
+    await t.db.kysely.updateTable('uploads').set({ status: 'pending', lease_until: null }).where('id', '=', earlier).execute();
+    await t.drain();
+    await runner.deliverDue();
+    expect(commentRequests().slice(before)).toEqual([]);
+    expect(gh.comments.filter((c) => c.on === 'acme/payments#13').map((c) => c.body)).toEqual([expect.stringContaining('Gate failed: 1 new finding')]);
+    // Each head still gets its own check run.
+    expect(gh.checkRuns.filter((r) => r.head_sha === sha(131) || r.head_sha === sha(132)).map((r) => r.status)).toEqual(['completed', 'completed']);
+    expect(later).not.toBe(earlier);
+    await t.request({ method: 'PUT', url: `/api/v1/repos/${repoId}`, headers: { cookie: owner.cookie }, payload: { pr_feedback: null } });
+  });
+
   it('pr_feedback: the organization turns comments off, a repository turns checks off and comments always, null inherits again', async () => {
     const orgId = (await t.request({ url: `/api/v1/repos/${repoId}`, headers: { cookie: owner.cookie } })).json().org_id as string;
     let res = await t.request({ method: 'PUT', url: `/api/v1/orgs/${orgId}`, headers: { cookie: owner.cookie }, payload: { pr_feedback: { comment: 'off' } } });
