@@ -682,6 +682,16 @@ export interface paths {
                             name: string;
                             description: string;
                             repo_count: number;
+                            /** PrFeedback */
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            };
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -745,6 +755,16 @@ export interface paths {
                             name: string;
                             description: string;
                             repo_count: number;
+                            /** PrFeedback */
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            };
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -833,7 +853,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description pr_feedback is shown by GET /orgs/{id} and PUT /orgs/{id}, not in lists. */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -844,6 +864,16 @@ export interface paths {
                             name: string;
                             description: string;
                             repo_count: number;
+                            /** PrFeedback */
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            };
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -892,11 +922,20 @@ export interface paths {
                         name?: string;
                         /** @description Up to 1000 characters. */
                         description?: string;
+                        pr_feedback?: {
+                            /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                            checks?: boolean;
+                            /**
+                             * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                             * @enum {unknown}
+                             */
+                            comment?: "on_change" | "always" | "off";
+                        };
                     };
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description pr_feedback is shown by GET /orgs/{id} and PUT /orgs/{id}, not in lists. */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -907,6 +946,16 @@ export interface paths {
                             name: string;
                             description: string;
                             repo_count: number;
+                            /** PrFeedback */
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            };
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -1433,6 +1482,15 @@ export interface paths {
                                 };
                                 components: number;
                             };
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            } | null;
                         }[];
                     };
                 };
@@ -1530,6 +1588,15 @@ export interface paths {
                                 };
                                 components: number;
                             };
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            } | null;
                         };
                     };
                 };
@@ -1660,6 +1727,15 @@ export interface paths {
                                 };
                                 components: number;
                             };
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            } | null;
                         };
                     };
                 };
@@ -1753,6 +1829,15 @@ export interface paths {
                                 };
                                 components: number;
                             };
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            } | null;
                         };
                     };
                 };
@@ -1776,7 +1861,144 @@ export interface paths {
                 };
             };
         };
-        put?: never;
+        /** Update a repository's settings (owners) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description Fields left out keep their value; pr_feedback null follows the organization again. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        pr_feedback?: {
+                            /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                            checks: boolean;
+                            /**
+                             * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                             * @enum {unknown}
+                             */
+                            comment: "on_change" | "always" | "off";
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            org_id: string;
+                            name: string;
+                            url: string | null;
+                            default_branch: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description The scan status at a glance (GET /repos/{id}/status has the analyses too). */
+                            scan: {
+                                /** @enum {unknown} */
+                                state: "never_scanned" | "pending" | "processing" | "complete" | "failed";
+                                /** Format: date-time */
+                                last_upload_at: string | null;
+                                /** Format: date-time */
+                                last_completed_at: string | null;
+                                findings: {
+                                    open: number;
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                                components: number;
+                            };
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            } | null;
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The content type or format is not accepted. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         post?: never;
         /** Remove a repository with its scan data (owners) */
         delete: {
@@ -2338,6 +2560,10 @@ export interface paths {
                     category?: string;
                     /** @description The commit that was scanned: 7 to 64 hexadecimal digits (an abbreviated or full SHA-1 or SHA-256). */
                     commit_sha?: string;
+                    /** @description A pull request's head commit (GitHub's pull_request.head.sha), where its check run goes; absent: commit_sha for a refs/pull/N/head ref, else read from the forge. */
+                    head_sha?: string;
+                    /** @description A pull request's merge base: a base branch analysed at another commit makes the verdict say its findings may not be new. */
+                    base_sha?: string;
                     /** @description The branch, tag or pull request that was scanned: refs/heads/x or x, refs/tags/v1, refs/pull/N/merge (or /head), refs/merge-requests/N/head, or pr/N. Absent: the default branch. */
                     ref?: string;
                     /** @description A pull request's base branch (what it is compared with); absent: the default branch. */
@@ -2368,6 +2594,8 @@ export interface paths {
                         file: string;
                         category?: string;
                         commit_sha?: string;
+                        head_sha?: string;
+                        base_sha?: string;
                         ref?: string;
                         base_ref?: string;
                         /** @enum {string} */
@@ -2396,6 +2624,10 @@ export interface paths {
                             /** @description Separates analyses of the same tool, as in GitHub code scanning. */
                             category: string;
                             commit_sha: string | null;
+                            /** @description A pull request's head commit, as CI gave it: where its check run goes. */
+                            head_sha: string | null;
+                            /** @description A pull request's merge base, as CI gave it. */
+                            base_sha: string | null;
                             /** @description The ref it belongs to, as ?ref= names it (the default branch when the upload named none). */
                             ref: string;
                             /** @enum {unknown} */
@@ -2574,6 +2806,10 @@ export interface paths {
                             /** @description Separates analyses of the same tool, as in GitHub code scanning. */
                             category: string;
                             commit_sha: string | null;
+                            /** @description A pull request's head commit, as CI gave it: where its check run goes. */
+                            head_sha: string | null;
+                            /** @description A pull request's merge base, as CI gave it. */
+                            base_sha: string | null;
                             /** @description The ref it belongs to, as ?ref= names it (the default branch when the upload named none). */
                             ref: string;
                             /** @enum {unknown} */
@@ -2739,6 +2975,10 @@ export interface paths {
                             /** @description Separates analyses of the same tool, as in GitHub code scanning. */
                             category: string;
                             commit_sha: string | null;
+                            /** @description A pull request's head commit, as CI gave it: where its check run goes. */
+                            head_sha: string | null;
+                            /** @description A pull request's merge base, as CI gave it. */
+                            base_sha: string | null;
                             /** @description The ref it belongs to, as ?ref= names it (the default branch when the upload named none). */
                             ref: string;
                             /** @enum {unknown} */
@@ -6650,6 +6890,229 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/repos/{id}/forge-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Verdicts sent to the repository's forge (check runs, statuses, comments), newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 (at most 10000000). */
+                    page?: number;
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
+                    per_page?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deliveries, newest first. */
+                200: {
+                    headers: {
+                        /** @description Total number of items. */
+                        "X-Total-Count"?: number;
+                        /** @description Current page. */
+                        "X-Page"?: number;
+                        /** @description Items per page. */
+                        "X-Per-Page"?: number;
+                        /** @description RFC 8288 links to the first, prev, next and last pages. */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            repository_id: string;
+                            upload_id: string | null;
+                            /**
+                             * @description check_run (GitHub) or status (GitLab, Gitea, Forgejo, Bitbucket build status); comment (GitHub, Gitea, Forgejo), note (GitLab) or report (Bitbucket Code Insights).
+                             * @enum {unknown}
+                             */
+                            kind: "check_run" | "comment" | "status" | "note" | "report";
+                            /** @description What the delivery says: verdict, or check.started while the upload is processed. */
+                            event: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "delivering" | "succeeded" | "failed";
+                            /** @description Every attempt, oldest first. */
+                            attempts: {
+                                /** @description The forge's answer; null when none came. */
+                                status_code: number | null;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                            /** @description What the forge called what this created (check run id, comment id, commit): later attempts edit it. */
+                            external_id: string | null;
+                            last_status_code: number | null;
+                            last_duration_ms: number | null;
+                            /** @description The first 1 KiB of the forge's last failed answer. */
+                            last_response_body: string | null;
+                            last_error: string | null;
+                            /** Format: date-time */
+                            last_attempt_at: string | null;
+                            /** Format: date-time */
+                            next_attempt_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            completed_at: string | null;
+                        }[];
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/repos/{id}/forge-deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a finished forge delivery again; what it created is edited, not made twice (owners) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    delivery_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A verdict sent to the forge. Tokens are never shown. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            repository_id: string;
+                            upload_id: string | null;
+                            /**
+                             * @description check_run (GitHub) or status (GitLab, Gitea, Forgejo, Bitbucket build status); comment (GitHub, Gitea, Forgejo), note (GitLab) or report (Bitbucket Code Insights).
+                             * @enum {unknown}
+                             */
+                            kind: "check_run" | "comment" | "status" | "note" | "report";
+                            /** @description What the delivery says: verdict, or check.started while the upload is processed. */
+                            event: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "delivering" | "succeeded" | "failed";
+                            /** @description Every attempt, oldest first. */
+                            attempts: {
+                                /** @description The forge's answer; null when none came. */
+                                status_code: number | null;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                            /** @description What the forge called what this created (check run id, comment id, commit): later attempts edit it. */
+                            external_id: string | null;
+                            last_status_code: number | null;
+                            last_duration_ms: number | null;
+                            /** @description The first 1 KiB of the forge's last failed answer. */
+                            last_response_body: string | null;
+                            last_error: string | null;
+                            /** Format: date-time */
+                            last_attempt_at: string | null;
+                            /** Format: date-time */
+                            next_attempt_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            completed_at: string | null;
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
