@@ -29,10 +29,10 @@ export interface SendContext {
   saveThreadComment(id: string): Promise<void>;
 }
 
-/** The forge's word for a delivery: a check run is a commit status outside GitHub; a comment a note on GitLab, a report on Bitbucket. */
+/** The forge's word for a delivery: a check run is a commit status outside GitHub (with a Code Insights report on Bitbucket); a comment a note on GitLab. */
 export function kindOn(type: ForgeAccess['type'], kind: DeliveryKind): DeliveryKind {
   if (kind === 'check_run') return type === 'github' ? 'check_run' : 'status';
-  if (kind === 'comment') return type === 'gitlab' ? 'note' : type === 'bitbucket' ? 'report' : 'comment';
+  if (kind === 'comment') return type === 'gitlab' ? 'note' : 'comment';
   return kind;
 }
 
@@ -47,7 +47,7 @@ export async function sendVerdict(kind: DeliveryKind, verdict: Verdict, ctx: Sen
     case 'forgejo':
       return check ? giteaStatus(verdict, ctx) : giteaComment(verdict, ctx);
     case 'bitbucket':
-      return check ? bitbucketStatus(verdict, ctx) : bitbucketReport(verdict, ctx);
+      return check ? bitbucketStatus(verdict, ctx) : bitbucketComment(verdict, ctx);
   }
 }
 
@@ -291,35 +291,48 @@ function reportKey(verdict: Verdict): string {
   return `scanyard${verdict.upload.category ? `-${verdict.upload.category.replace(/[^A-Za-z0-9_-]/g, '-')}` : ''}`.slice(0, 40);
 }
 
+/** The build status, and once judged the commit's Code Insights report with its annotations. */
 async function bitbucketStatus(verdict: Verdict, ctx: SendContext): Promise<void> {
   const repo = `/2.0/repositories/${repoPath(verdict)}`;
   const sha = await bitbucketHead(verdict, ctx, repo);
-  await gitlab(ctx, 'POST', `${repo}/commit/${encodeURIComponent(sha)}/statuses/build`, {
-    key: reportKey(verdict), state: verdict.state === 'in_progress' ? BITBUCKET_STATE.in_progress : BITBUCKET_STATE[verdict.conclusion ?? 'neutral'],
-    name: checkName(verdict.upload.category), url: `${ctx.baseUrl}${verdict.path}`, description: titleOf(verdict).slice(0, 255),
-  }, 'setting the build status');
-  await ctx.save(sha, ctx.state);
+  if (!ctx.state.sent) {
+    await gitlab(ctx, 'POST', `${repo}/commit/${encodeURIComponent(sha)}/statuses/build`, {
+      key: reportKey(verdict), state: verdict.state === 'in_progress' ? BITBUCKET_STATE.in_progress : BITBUCKET_STATE[verdict.conclusion ?? 'neutral'],
+      name: checkName(verdict.upload.category), url: `${ctx.baseUrl}${verdict.path}`, description: titleOf(verdict).slice(0, 255),
+    }, 'setting the build status');
+    await ctx.save(sha, ctx.state);
+  }
+  if (verdict.state === 'completed') await bitbucketReport(verdict, ctx, repo, sha);
 }
 
-async function bitbucketReport(verdict: Verdict, ctx: SendContext): Promise<void> {
-  const repo = `/2.0/repositories/${repoPath(verdict)}`;
-  const sha = await bitbucketHead(verdict, ctx, repo);
+async function bitbucketComment(verdict: Verdict, ctx: SendContext): Promise<void> {
+  const pull = `/2.0/repositories/${repoPath(verdict)}/pullrequests/${verdict.pull_request}`;
+  await editOrCreateComment(verdict, ctx, 'github', {
+    list: async (page) => ((await gitlab(ctx, 'GET', `${pull}/comments?pagelen=100&page=${page}`, undefined, 'reading the comments')).json as { values?: { id: number; content?: { raw?: string } }[] }).values
+      ?.map((c) => ({ id: c.id, body: c.content?.raw })) ?? [],
+    edit: (id, body) => gitlab(ctx, 'PUT', `${pull}/comments/${id}`, { content: { raw: body } }, 'editing the comment'),
+    create: (body) => gitlab(ctx, 'POST', `${pull}/comments`, { content: { raw: body } }, 'commenting'),
+  });
+}
+
+async function bitbucketReport(verdict: Verdict, ctx: SendContext, repo: string, sha: string): Promise<void> {
   const report = `${repo}/commit/${encodeURIComponent(sha)}/reports/${reportKey(verdict)}`;
-  if (!ctx.state.sent) {
+  if ((ctx.state.sent ?? 0) < 1) {
     await gitlab(ctx, 'PUT', report, {
       title: checkName(verdict.upload.category), details: titleOf(verdict).slice(0, 2000), report_type: 'SECURITY', reporter: 'Scanyard',
       link: `${ctx.baseUrl}${verdict.path}`, result: verdict.conclusion === 'failure' ? 'FAILED' : 'PASSED',
     }, 'writing the Code Insights report');
-    await ctx.save(reportKey(verdict), { ...ctx.state, sent: 1 });
+    await ctx.save(sha, { ...ctx.state, sent: 1 });
   }
   const annotations = verdict.new_findings.items.filter((f) => f.path).slice(0, MAX_ANNOTATED).map((f, i) => ({
     external_id: `finding-${i}`, annotation_type: 'VULNERABILITY', summary: `${f.rule_id}: ${f.message}`.slice(0, 450),
     severity: f.severity === 'info' ? 'LOW' : f.severity.toUpperCase(), path: f.path, ...(f.start_line !== null ? { line: f.start_line } : {}),
   }));
   const batches = chunk(annotations, BITBUCKET_ANNOTATIONS_PER_REQUEST);
+  // state.sent: 1 once the report is written, then one more per batch of annotations.
   for (let sent = (ctx.state.sent ?? 1) - 1; sent < batches.length; sent++) {
     await gitlab(ctx, 'POST', `${report}/annotations`, batches[sent], 'adding the report\'s annotations');
-    await ctx.save(reportKey(verdict), { ...ctx.state, sent: sent + 2 });
+    await ctx.save(sha, { ...ctx.state, sent: sent + 2 });
   }
 }
 

@@ -7,8 +7,8 @@ export const ForgeDeliverySchema = Type.Object({
   id: Type.String(),
   repository_id: Type.String(),
   upload_id: Nullable(Type.String()),
-  kind: Type.Enum(['check_run', 'comment', 'status', 'note', 'report'], {
-    description: 'check_run (GitHub) or status (GitLab, Gitea, Forgejo, Bitbucket build status); comment (GitHub, Gitea, Forgejo), note (GitLab) or report (Bitbucket Code Insights).',
+  kind: Type.Enum(['check_run', 'comment', 'status', 'note'], {
+    description: 'check_run (GitHub) or status (GitLab, Gitea, Forgejo; on Bitbucket the build status with its Code Insights report); comment (GitHub, Gitea, Forgejo, Bitbucket) or note (GitLab).',
   }),
   event: Type.String({ description: 'What the delivery says: verdict, or check.started while the upload is processed.' }),
   status: Type.Enum(['pending', 'delivering', 'succeeded', 'failed']),

@@ -10,8 +10,8 @@ export interface PrFeedback {
 
 export const DEFAULT_PR_FEEDBACK: PrFeedback = { checks: true, comment: 'on_change' };
 
-/** What a delivery sends: `check_run` (GitHub; a commit status elsewhere) or `comment` (a merge request note on GitLab, a Code Insights report on Bitbucket). */
-export type DeliveryKind = 'check_run' | 'comment' | 'status' | 'note' | 'report';
+/** What a delivery sends: `check_run` (GitHub; a commit status elsewhere) or `comment` (a merge request note on GitLab). */
+export type DeliveryKind = 'check_run' | 'comment' | 'status' | 'note';
 
 export type Conclusion = 'success' | 'failure' | 'neutral';
 

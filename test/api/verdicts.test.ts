@@ -185,6 +185,18 @@ describe.each(DB_KINDS)('verdicts on GitHub pull requests (%s)', (kind) => {
     expect(run!.output.summary).not.toContain('`fail_on_new`');
   });
 
+  it('120 findings on changed lines: 120 annotations, sent at most 50 a request, on one check run', async () => {
+    const lines = Array.from({ length: 120 }, (_, i) => i + 1);
+    // A new file of 120 lines: every line added.
+    gh.pullRequest('acme/payments', 14, sha(141), [{ filename: 'src/many.js', patch: `@@ -0,0 +1,120 @@\n${lines.map((n) => `+line ${n}`).join('\n')}` }]);
+    await upload(sarifLog(lines.map((n) => ({ rule: `js/rule-${n}`, file: 'src/many.js', line: n, level: 'warning' as const }))), pr(14, 141));
+    await runner.deliverDue();
+    const [run] = gh.checkRuns.filter((r) => r.head_sha === sha(141));
+    expect(run!.output.annotations).toHaveLength(120);
+    const sent = gh.requests.filter((r) => r.path.includes(`/check-runs`) && r.method !== 'GET' && ((r.body as { output?: { annotations?: unknown[] } }).output?.annotations?.length ?? 0) > 0);
+    expect(sent.map((r) => (r.body as { output: { annotations: unknown[] } }).output.annotations.length)).toEqual([50, 50, 20]);
+  });
+
   it('several files per push: each check run tells the pull request\'s verdict, and the comment does not flip', async () => {
     gh.pullRequest('acme/payments', 12, sha(121), FILES);
     await upload(sarifLog(THREE), pr(12, 121));
@@ -317,4 +329,53 @@ describe.each(DB_KINDS)('verdicts on GitLab merge requests (%s)', (kind) => {
     expect(gl.statuses.filter((s) => s.sha === sha(41)).map((s) => s.body.state)).toEqual(['running', 'success']);
     expect(gl.comments.find((c) => c.on === '42!4')!.body).toContain(gitlabMarkdown('main has no analysis in category deps: findings may not be new.'));
   });
+});
+
+describe.each(DB_KINDS)('verdicts on Gitea and Bitbucket pull requests (%s)', (kind) => {
+  for (const forge of ['gitea', 'bitbucket'] as const) {
+    it(`${forge}: a commit status${forge === 'bitbucket' ? ' with a Code Insights report and its annotations' : ''}, and one comment edited in place`, async () => {
+      const emulator = await startChecksEmulator(forge);
+      const t = await createTestApp(kind, {
+        SERVICE_PROVIDERS: JSON.stringify([{ id: forge, type: forge, name: forge, client_id: 'app', client_secret: 'secret', url: emulator.url, api_url: emulator.apiUrl, token: emulator.token }]),
+      });
+      try {
+        const owner = await t.user('owner');
+        const orgId = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie: owner.cookie }, payload: { name: 'acme' } })).json().id as string;
+        const repoId = (await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/repos`, headers: { cookie: owner.cookie }, payload: { name: 'payments' } })).json().id as string;
+        await t.db.kysely.updateTable('repos').set({ forge_id: '7', full_name: 'acme/payments' }).where('id', '=', repoId).execute();
+        await t.request({ method: 'PUT', url: `/api/v1/orgs/${orgId}/policy`, headers: { cookie: owner.cookie }, payload: { fail_on_new: 'medium' } });
+        const key = await t.apiKey(owner.cookie, { scopes: ['upload'] });
+        const runner = t.app.services.verdicts.runner(quietLog);
+        const upload = async (body: string, context: Record<string, string>) => {
+          const res = await t.request({ method: 'POST', url: `/api/v1/repos/${repoId}/upload?${new URLSearchParams(context).toString()}`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream' }, payload: body });
+          expect(res.statusCode, res.body).toBe(202);
+          await t.drain();
+          await runner.deliverDue();
+        };
+        await upload(sarifLog([]), { ref: 'main', commit_sha: sha(1) });
+        emulator.pullRequest('acme/payments', 5, sha(51), FILES);
+        await upload(sarifLog(THREE), { ref: 'pr/5', commit_sha: sha(5001), base_ref: 'main' });
+        const states = emulator.statuses.filter((s) => s.sha === sha(51)).map((s) => s.body.state);
+        if (forge === 'gitea') {
+          expect(states).toEqual(['pending', 'failure']);
+          expect(emulator.statuses.find((s) => s.sha === sha(51))!.body.context).toBe('Scanyard');
+        } else {
+          expect(states).toEqual(['INPROGRESS', 'FAILED']);
+          const report = emulator.reports.get(`acme/payments@${sha(51)}/scanyard`);
+          expect(report?.report).toMatchObject({ report_type: 'SECURITY', result: 'FAILED', title: 'Scanyard' });
+          expect(report?.annotations.map((a) => `${a.path as string}:${a.line as number}`).sort()).toEqual(['src/a.js:10', 'src/b.js:5', 'src/c.js:20']);
+        }
+        expect(emulator.comments.filter((c) => c.on === 'acme/payments#5')).toHaveLength(1);
+        emulator.pullRequest('acme/payments', 5, sha(52), FILES);
+        await upload(sarifLog(THREE.slice(1)), { ref: 'pr/5', commit_sha: sha(5002), base_ref: 'main' });
+        const comments = emulator.comments.filter((c) => c.on === 'acme/payments#5');
+        expect(comments).toHaveLength(1);
+        expect(comments[0]!.body).toContain('Gate failed: 2 new findings');
+        expect(emulator.statuses.filter((s) => s.sha === sha(52))).toHaveLength(2);
+      } finally {
+        await t.close();
+        await emulator.close();
+      }
+    });
+  }
 });

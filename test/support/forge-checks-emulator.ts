@@ -14,7 +14,7 @@
  *   error body), merge request notes listed a page at a time (X-Next-Page), created and edited.
  * - Gitea/Forgejo (their swagger: /repos/{owner}/{repo}/statuses/{sha}, issue comments).
  * - Bitbucket Cloud (developer.atlassian.com: commit build statuses, Code Insights reports and
- *   annotations, at most 100 annotations a request).
+ *   annotations, at most 100 annotations a request; pull request comments with content.raw).
  * Every request is recorded; a test can make the next requests fail (502, 429 with Retry-After, a
  * GitHub secondary rate limit 403), or make one be applied and then answered 502 (the answer lost).
  */
@@ -360,6 +360,23 @@ export async function startChecksEmulator(forge: EmulatedForge) {
       const pull = pulls.get(`${repo}#${r[1]}`);
       if (!pull) throw new Refusal(404, { type: 'error', error: { message: 'Not Found' } });
       return { body: { id: Number(r[1]), source: { commit: { hash: pull.head } } } };
+    }
+    if ((r = /^pullrequests\/(\d+)\/comments(?:\/(\d+))?$/.exec(rest))) {
+      const on = `${repo}#${r[1]}`;
+      if (method === 'GET' && !r[2]) return { body: { pagelen: 100, page: 1, values: comments.filter((c) => c.on === on).map((c) => ({ id: c.id, content: { raw: c.body } })) } };
+      const raw = (body as { content?: { raw?: unknown } } | null)?.content?.raw;
+      if (typeof raw !== 'string' || raw === '') throw new Refusal(400, { type: 'error', error: { message: 'content.raw is required' } });
+      if (method === 'POST' && !r[2]) {
+        const comment = { id: ++nextId, on, body: raw };
+        comments.push(comment);
+        return { status: 201, body: { id: comment.id, content: { raw } } };
+      }
+      if (method === 'PUT' && r[2]) {
+        const comment = comments.find((c) => c.id === Number(r![2]) && c.on === on);
+        if (!comment) throw new Refusal(404, { type: 'error', error: { message: 'Not Found' } });
+        comment.body = raw;
+        return { body: { id: comment.id, content: { raw } } };
+      }
     }
     if ((r = /^commit\/([0-9a-f]{40})\/statuses\/build$/.exec(rest)) && method === 'POST') {
       const b = (body ?? {}) as Record<string, unknown>;

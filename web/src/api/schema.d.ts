@@ -6939,10 +6939,10 @@ export interface paths {
                             repository_id: string;
                             upload_id: string | null;
                             /**
-                             * @description check_run (GitHub) or status (GitLab, Gitea, Forgejo, Bitbucket build status); comment (GitHub, Gitea, Forgejo), note (GitLab) or report (Bitbucket Code Insights).
+                             * @description check_run (GitHub) or status (GitLab, Gitea, Forgejo; on Bitbucket the build status with its Code Insights report); comment (GitHub, Gitea, Forgejo, Bitbucket) or note (GitLab).
                              * @enum {unknown}
                              */
-                            kind: "check_run" | "comment" | "status" | "note" | "report";
+                            kind: "check_run" | "comment" | "status" | "note";
                             /** @description What the delivery says: verdict, or check.started while the upload is processed. */
                             event: string;
                             /** @enum {unknown} */
@@ -7042,10 +7042,10 @@ export interface paths {
                             repository_id: string;
                             upload_id: string | null;
                             /**
-                             * @description check_run (GitHub) or status (GitLab, Gitea, Forgejo, Bitbucket build status); comment (GitHub, Gitea, Forgejo), note (GitLab) or report (Bitbucket Code Insights).
+                             * @description check_run (GitHub) or status (GitLab, Gitea, Forgejo; on Bitbucket the build status with its Code Insights report); comment (GitHub, Gitea, Forgejo, Bitbucket) or note (GitLab).
                              * @enum {unknown}
                              */
-                            kind: "check_run" | "comment" | "status" | "note" | "report";
+                            kind: "check_run" | "comment" | "status" | "note";
                             /** @description What the delivery says: verdict, or check.started while the upload is processed. */
                             event: string;
                             /** @enum {unknown} */
