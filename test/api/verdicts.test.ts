@@ -193,7 +193,8 @@ describe.each(DB_KINDS)('verdicts on GitHub pull requests (%s)', (kind) => {
     await runner.deliverDue();
     const [run] = gh.checkRuns.filter((r) => r.head_sha === sha(141));
     expect(run!.output.annotations).toHaveLength(120);
-    const sent = gh.requests.filter((r) => r.path.includes(`/check-runs`) && r.method !== 'GET' && ((r.body as { output?: { annotations?: unknown[] } }).output?.annotations?.length ?? 0) > 0);
+    const ofRun = (r: (typeof gh.requests)[number]) => r.path.endsWith(`/check-runs/${run!.id}`) || (r.method === 'POST' && (r.body as { head_sha?: string } | null)?.head_sha === sha(141));
+    const sent = gh.requests.filter((r) => ofRun(r) && ((r.body as { output?: { annotations?: unknown[] } } | null)?.output?.annotations?.length ?? 0) > 0);
     expect(sent.map((r) => (r.body as { output: { annotations: unknown[] } }).output.annotations.length)).toEqual([50, 50, 20]);
   });
 
