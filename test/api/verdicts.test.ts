@@ -90,6 +90,9 @@ describe.each(DB_KINDS)('verdicts on GitHub pull requests (%s)', (kind) => {
     const onPr = gh.comments.filter((c) => c.on === 'acme/payments#7');
     expect(onPr).toHaveLength(1);
     expect(onPr[0]!.body.startsWith(`${MARKER}\n### Scanyard: Gate failed: 3 new findings`)).toBe(true);
+    // The push to main before it: a check run, no comment.
+    expect(gh.checkRuns.filter((r) => r.head_sha === sha(1))).toMatchObject([{ status: 'completed', conclusion: 'success' }]);
+    expect(gh.comments.filter((c) => !c.on.endsWith('#7'))).toEqual([]);
     // Every request but the App's own token requests went with an installation token, never the JWT.
     expect(gh.requests.filter((r) => r.path.includes('/check-runs')).every((r) => r.authorization?.startsWith('Bearer ghs_'))).toBe(true);
   });
@@ -266,6 +269,35 @@ describe.each(DB_KINDS)('verdicts on GitHub pull requests (%s)', (kind) => {
     expect(bad.statusCode).toBe(400);
     expect(bad.headers['content-type']).toContain('application/problem+json');
     await t.request({ method: 'PUT', url: `/api/v1/orgs/${orgId}`, headers: { cookie: owner.cookie }, payload: { pr_feedback: { comment: 'on_change' } } });
+  });
+});
+
+describe.each(DB_KINDS)('a GitHub App key the forge does not know (%s)', (kind) => {
+  it('gets no installation token: the delivery records the 401 and retries, naming no secret', async () => {
+    const gh = await startChecksEmulator('github');
+    const other = await startChecksEmulator('github');
+    const t = await createTestApp(kind, {
+      SERVICE_PROVIDERS: JSON.stringify([{ id: 'github', type: 'github', name: 'GitHub', client_id: 'Iv1.abc', client_secret: 'secret', url: gh.url, api_url: gh.apiUrl, app_id: gh.appId, private_key: other.privateKeyPem }]),
+    });
+    try {
+      const owner = await t.user('owner');
+      const orgId = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie: owner.cookie }, payload: { name: 'acme' } })).json().id as string;
+      const repoId = (await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/repos`, headers: { cookie: owner.cookie }, payload: { name: 'payments' } })).json().id as string;
+      await t.db.kysely.updateTable('repos').set({ forge_id: '1', full_name: 'acme/payments' }).where('id', '=', repoId).execute();
+      const key = await t.apiKey(owner.cookie, { scopes: ['upload'] });
+      const res = await t.request({ method: 'POST', url: `/api/v1/repos/${repoId}/upload?commit_sha=${sha(9)}`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream' }, payload: sarifLog([]) });
+      expect(res.statusCode).toBe(202);
+      await t.app.services.verdicts.runner(quietLog).deliverDue();
+      expect(gh.requests.map((r) => `${r.status} ${r.path}`)).toEqual(['401 /repos/acme/payments/installation']);
+      expect(gh.checkRuns).toEqual([]);
+      const [delivery] = (await t.request({ url: `/api/v1/repos/${repoId}/forge-deliveries`, headers: { cookie: owner.cookie } })).json() as Record<string, unknown>[];
+      expect(delivery).toMatchObject({ status: 'pending', kind: 'check_run', attempts: [{ status_code: 401 }], last_status_code: 401 });
+      expect(JSON.stringify(delivery)).not.toMatch(/BEGIN RSA|eyJ/);
+    } finally {
+      await t.close();
+      await gh.close();
+      await other.close();
+    }
   });
 });
 
