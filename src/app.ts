@@ -42,6 +42,7 @@ import { gateRoutes } from './gates/routes.js';
 import { metricsRoutes } from './metrics/routes.js';
 import { badgeRoutes, badgeTokenRoutes } from './badges/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { verdictRoutes } from './verdicts/routes.js';
 import { advisoryRoutes } from './advisories/routes.js';
 import { componentRoutes } from './components/routes.js';
 import { remediationRoutes } from './remediation/routes.js';
@@ -117,15 +118,20 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await registerRateLimit(app, config.rateLimit, config.redisUrl);
   guard.enforce();
   const metrics = createMetrics(() => services.scans.uploads.queueStats());
-  services.scans.events.accepted = (format) => metrics.uploadReceived(format);
+  services.scans.events.accepted = (format) => {
+    metrics.uploadReceived(format);
+    services.verdicts.wake();
+  };
   // An upload's end wrote its webhook deliveries: this instance's delivery workers send them at once.
   services.scans.events.completed = (format, seconds) => {
     metrics.uploadCompleted(format, seconds);
     services.webhooks.wake();
+    services.verdicts.wake();
   };
   services.scans.events.failed = (format) => {
     metrics.uploadFailed(format);
     services.webhooks.wake();
+    services.verdicts.wake();
   };
   await registerMetrics(app, metrics, config.metricsToken);
 
@@ -135,7 +141,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const apiRoutes = [
     meRoutes, apiKeyRoutes, orgRoutes, memberRoutes, repoRoutes, teamRoutes, userSearchRoutes, scanRoutes, resultRoutes, refRoutes,
     auditRoutes, analysisRoutes, findingRoutes, vexRoutes, suppressionRoutes, gateRoutes, metricsRoutes, badgeTokenRoutes, webhookRoutes, advisoryRoutes,
-    componentRoutes, ciTrustRoutes, remediationRoutes, forgeRoutes,
+    componentRoutes, ciTrustRoutes, remediationRoutes, forgeRoutes, verdictRoutes,
   ];
   for (const routes of apiRoutes) await app.register(routes, { prefix: '/api/v1', services });
   await app.register(badgeRoutes, { services });
@@ -151,6 +157,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     services.scans.startWorkers(workers, app.log);
     services.webhooks.startWorkers(workers, app.log);
     if (workers > 0) services.forge.startWorkers(app.log);
+    services.verdicts.startWorkers(workers, app.log);
     // Instances with workers fetch advisory sources; a lease per source keeps it to one at a time.
     if (workers > 0 && config.advisorySources.length > 0) {
       stopSync = startAdvisorySync(db.kysely, config.advisorySources, config.advisorySyncMs, advisorySyncOptions(config), app.log);
@@ -162,7 +169,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     stopMaintenance();
     await stopSync();
     await services.scans.settlements.close();
-    workersStopped = Promise.all([services.scans.stopWorkers(), services.webhooks.stopWorkers(), services.forge.stopWorkers()]).then(() => undefined);
+    workersStopped = Promise.all([services.scans.stopWorkers(), services.webhooks.stopWorkers(), services.forge.stopWorkers(), services.verdicts.stopWorkers()]).then(() => undefined);
   });
   app.addHook('onClose', async () => workersStopped);
   return app;

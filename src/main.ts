@@ -71,6 +71,7 @@ async function work(config: Config, db: ReturnType<typeof openDatabase>, log: pi
   services.scans.startWorkers(count, log);
   services.webhooks.startWorkers(count, log);
   if (count > 0) services.forge.startWorkers(log);
+  services.verdicts.startWorkers(count, log);
   const stopMaintenance = startMaintenance(services, log);
   const stopSync = config.advisorySources.length > 0
     ? startAdvisorySync(db.kysely, config.advisorySources, config.advisorySyncMs, advisorySyncOptions(config), log)
@@ -79,7 +80,7 @@ async function work(config: Config, db: ReturnType<typeof openDatabase>, log: pi
   onShutdown(async () => {
     stopMaintenance();
     await stopSync();
-    await Promise.all([services.scans.stopWorkers(), services.webhooks.stopWorkers(), services.forge.stopWorkers()]);
+    await Promise.all([services.scans.stopWorkers(), services.webhooks.stopWorkers(), services.forge.stopWorkers(), services.verdicts.stopWorkers()]);
     await db.close();
   }, log);
 }

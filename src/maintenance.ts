@@ -28,6 +28,7 @@ export async function runMaintenance(services: Services, log: FastifyBaseLogger)
     await services.webhooks.pruneDeliveries();
     await services.ciIdentity.prune();
     await services.forge.pruneEvents();
+    await services.verdicts.pruneDeliveries();
     const expired = await services.findingService.expireDismissals();
     // Once a day per repository: only days not yet written are, so every hourly round after the first of a day writes nothing.
     const days = await services.metricsService.snapshot();

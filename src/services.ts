@@ -42,6 +42,7 @@ import { gateService } from './gates/service.js';
 import { badgeService } from './badges/service.js';
 import { badgeStore } from './badges/store.js';
 import { createWebhooks } from './webhooks/index.js';
+import { createVerdicts } from './verdicts/index.js';
 import { advisoryService } from './advisories/service.js';
 import { componentService } from './components/service.js';
 import { componentStore } from './components/store.js';
@@ -108,6 +109,7 @@ export function createServices(config: Config, db: Db, sessionSecret: string | n
     gateService: gates,
     badgeService: badgeService(badgeStore(k), repoStore(k), repos.authorized, gates, audit),
     webhooks: createWebhooks(config, db, policy, audit),
+    verdicts: createVerdicts(config, db, repos.authorized, policy, audit),
     advisoryService: advisories,
     componentService: componentService(componentStore(k), advisories, policy),
     ciIdentity: ciIdentityService(ciIdentityStore(k), policy, audit, config.ciIssuers, issuerKeyCache({ allowPrivate: config.ciAllowPrivate })),

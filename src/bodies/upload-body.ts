@@ -12,6 +12,8 @@ export interface UploadContext {
   format?: string;
   category?: string;
   commit_sha?: string;
+  head_sha?: string;
+  base_sha?: string;
   ref?: string;
   base_ref?: string;
 }
@@ -30,7 +32,7 @@ export interface ReceivedUpload {
   release(): void;
 }
 
-const CONTEXT_FIELDS = new Set(['format', 'category', 'commit_sha', 'ref', 'base_ref']);
+const CONTEXT_FIELDS = new Set(['format', 'category', 'commit_sha', 'head_sha', 'base_sha', 'ref', 'base_ref']);
 
 /**
  * Reads the upload, the file itself or the `file` part of a multipart form, gzip or not. The limit

@@ -160,6 +160,9 @@ export interface UploadsTable {
   introduced: Generated<string | null>;
   /** SBOM components whose ecosystem or version cannot be ordered, so were not matched to advisories. */
   components_unchecked: Generated<number | null>;
+  /** A pull request's head commit and merge base, as CI gave them (check runs go on the head). */
+  head_sha: Generated<string | null>;
+  base_sha: Generated<string | null>;
 }
 
 export interface UploadContentsTable {
@@ -361,6 +364,58 @@ export interface WebhookDeliveriesTable {
   completed_at: string | null;
 }
 
+/** One verdict sent to a forge (check run, comment, commit status, note, report): the outbox row and its attempts. */
+export interface ForgeDeliveriesTable {
+  id: string;
+  repository_id: string;
+  upload_id: string | null;
+  /** check_run, comment, status, note or report. */
+  kind: string;
+  /** Deliveries of one thread (pull request or branch, and category) are sent in order. */
+  thread: string;
+  /** The verdict as JSON; rendered for the forge when sent. */
+  payload: string;
+  /** pending, delivering, succeeded or failed. */
+  status: string;
+  attempts: Generated<number>;
+  /** JSON [{status_code, at}], one per attempt. */
+  attempt_log: Generated<string>;
+  /** What the forge called what it created (check run id, comment id), once it answered. */
+  external_id: string | null;
+  /** Progress within one delivery (annotation batches sent), JSON. */
+  external_state: string | null;
+  next_attempt_at: string | null;
+  lease_until: string | null;
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  last_duration_ms: number | null;
+  last_response_body: string | null;
+  last_error: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+/** What is posted on pull requests (JSON {checks, comment}): an organisation's, or a repository's own. */
+export interface OrgPrFeedbackTable {
+  org_id: string;
+  feedback: string;
+}
+
+export interface RepoPrFeedbackTable {
+  repository_id: string;
+  feedback: string;
+}
+
+/** A pull request's (or branch's) verdict thread: its one comment and what it last said. */
+export interface ForgeThreadsTable {
+  repository_id: string;
+  thread: string;
+  comment_id: string | null;
+  digest: string | null;
+  upload_created_at: string;
+  upload_id: string;
+}
+
 /** A SERVICE_ADMINS login entry and the forge account its first sign-in pinned it to. */
 export interface AdminPinsTable {
   entry: string;
@@ -548,6 +603,10 @@ export interface Database {
   badge_tokens: BadgeTokensTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  forge_deliveries: ForgeDeliveriesTable;
+  forge_threads: ForgeThreadsTable;
+  org_pr_feedback: OrgPrFeedbackTable;
+  repo_pr_feedback: RepoPrFeedbackTable;
   advisories: AdvisoriesTable;
   advisory_aliases: AdvisoryAliasesTable;
   advisory_packages: AdvisoryPackagesTable;
@@ -668,6 +727,7 @@ export type AuditEventRow = Selectable<AuditEventsTable>;
 export type AdminPinRow = Selectable<AdminPinsTable>;
 export type WebhookRow = Selectable<WebhooksTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type ForgeDeliveryRow = Selectable<ForgeDeliveriesTable>;
 
 /** A sync URL (SERVICE_ADVISORY_SOURCES) and how its last fetch went; times are UTC ISO text. */
 export interface AdvisorySourcesTable {

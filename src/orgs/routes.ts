@@ -19,11 +19,16 @@ export const orgRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
     return reply.code(201).header('location', `/api/v1/orgs/${org.id}`).send(presentOrg(org));
   });
 
+  const feedback = services.verdicts.service;
   app.get('/orgs/:id', readRoute({ tags, summary: 'Get an organization', params: IdParams }, OrgSchema),
-    async (request) => presentOrg(await orgs.get(request.actor!, request.params.id)));
+    async (request) => ({ ...presentOrg(await orgs.get(request.actor!, request.params.id)), pr_feedback: await feedback.orgFeedback(request.params.id) }));
 
   app.put('/orgs/:id', updateRoute({ tags, summary: 'Update an organization (owners)', params: IdParams, body: UpdateOrgBody }, OrgSchema),
-    async (request) => presentOrg(await orgs.update(request.actor!, request.params.id, request.body, request.ip)));
+    async (request) => {
+      const { pr_feedback: prFeedback, ...changes } = request.body;
+      const org = presentOrg(await orgs.update(request.actor!, request.params.id, changes, request.ip));
+      return { ...org, pr_feedback: prFeedback ? await feedback.setOrgFeedback(request.actor!, org.id, prFeedback) : await feedback.orgFeedback(org.id) };
+    });
 
   app.delete('/orgs/:id', deleteRoute({ tags, summary: 'Delete an organization with its repositories, teams and scan data (owners)', params: IdParams }),
     async (request, reply) => {

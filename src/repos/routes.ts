@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.js';
 import { replyPage } from '../http/pagination.js';
 import { problems } from '../http/responses.js';
-import { createRoute, deleteRoute, listRoute, readRoute } from '../http/route-options.js';
+import { createRoute, deleteRoute, listRoute, readRoute, updateRoute } from '../http/route-options.js';
 import { IdParams, OrgIdParams } from '../http/schemas.js';
-import { CreateRepoBody, RepoListQuery, RepoLookupQuery, RepoSchema } from './schema.js';
+import { CreateRepoBody, RepoListQuery, RepoLookupQuery, RepoSchema, UpdateRepoBody } from './schema.js';
 import { presentRepo } from './presenter.js';
 
 const tags = ['repositories'];
@@ -30,8 +30,18 @@ export const repoRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     },
   }, async (request) => presentRepo(await repos.lookup(request.actor!, request.query.org, request.query.name)));
 
+  const feedback = services.verdicts.service;
   app.get('/repos/:id', readRoute({ tags, summary: 'Get a repository', params: IdParams }, RepoSchema),
-    async (request) => presentRepo(await repos.visibleRepo(request.actor!, request.params.id)));
+    async (request) => ({ ...presentRepo(await repos.visibleRepo(request.actor!, request.params.id)), pr_feedback: await feedback.repoFeedback(request.params.id) }));
+
+  app.put('/repos/:id', updateRoute({ tags, summary: "Update a repository's settings (owners)", params: IdParams, body: UpdateRepoBody }, RepoSchema),
+    async (request) => {
+      const { id } = request.params;
+      await repos.authorized(request.actor!, id, 'repo.manage');
+      const prFeedback = request.body.pr_feedback === undefined ? await feedback.repoFeedback(id)
+        : await feedback.setRepoFeedback(request.actor!, id, request.body.pr_feedback);
+      return { ...presentRepo(await repos.visibleRepo(request.actor!, id)), pr_feedback: prFeedback };
+    });
 
   app.delete('/repos/:id', deleteRoute({ tags, summary: 'Remove a repository with its scan data (owners)', params: IdParams }), async (request, reply) => {
     await repos.delete(request.actor!, request.params.id, request.ip);

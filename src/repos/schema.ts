@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { PageQuery } from '../http/pagination.js';
 import { Nullable, Time, Timestamps } from '../http/schemas.js';
 import { NameField } from '../orgs/names.js';
+import { PrFeedbackSchema } from '../orgs/schema.js';
 
 const ScanSummarySchema = Type.Object({
   state: Type.Enum(['never_scanned', 'pending', 'processing', 'complete', 'failed']),
@@ -26,7 +27,13 @@ export const RepoSchema = Type.Object({
   gone: Type.Boolean({ description: 'Deleted on the forge; kept here with its results until an owner deletes it.' }),
   ...Timestamps,
   scan: ScanSummarySchema,
+  /** The repository's own pr_feedback; null follows its organization's. Shown by GET and PUT /repos/{id}. */
+  pr_feedback: Type.Optional(Nullable(PrFeedbackSchema)),
 }, { title: 'Repository' });
+
+export const UpdateRepoBody = Type.Object({
+  pr_feedback: Type.Optional(Nullable(PrFeedbackSchema)),
+}, { additionalProperties: false, description: 'Fields left out keep their value; pr_feedback null follows the organization again.' });
 export type RepoJson = Static<typeof RepoSchema>;
 
 export const CreateRepoBody = Type.Object({

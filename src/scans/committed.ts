@@ -5,6 +5,7 @@ import type { ImportCounts, SeverityChanges } from '../domain/changes.js';
 import { judgeUpload } from '../gates/judge.js';
 import { enqueueAdvisoryMatched, enqueueUploadCompleted, enqueueUploadFailed } from '../webhooks/outbox.js';
 import { announceSettled } from './settled.js';
+import { enqueueCheckFailed, enqueueCheckStarted, enqueueVerdict } from '../verdicts/outbox.js';
 
 /** What ingest committed about an upload (or a re-match of a ref's components): applied, or failed. */
 export type UploadCommitted =
@@ -39,10 +40,25 @@ const SUBSCRIBERS: readonly Subscriber[] = [
     else if (event.rematch) await enqueueAdvisoryMatched(trx, event.upload, event.counts);
     else await enqueueUploadCompleted(trx, event.upload, event.counts);
   },
+  // Pull request verdicts for the forge (check run, comment), after the gate they report.
+  async (trx, _dialect, event) => {
+    if (event.outcome === 'failed') await enqueueCheckFailed(trx, event.upload, event.reason);
+    else if (!event.rematch) await enqueueVerdict(trx, event.upload, event.changes);
+  },
   // Last: requests waiting on other instances read the upload once this transaction commits.
   (trx, dialect, { upload }) => announceSettled(trx, dialect, upload.id),
 ];
 
 export async function publishCommitted(trx: Transaction<Database>, dialect: Dialect, event: UploadCommitted): Promise<void> {
   for (const subscriber of SUBSCRIBERS) await subscriber(trx, dialect, event);
+}
+
+/** Everything an upload sets off when it arrives, in the transaction that stores it. */
+const ACCEPTED_SUBSCRIBERS: readonly ((trx: Transaction<Database>, upload: UploadRow) => Promise<void>)[] = [
+  // The pull request's check run shows `in_progress` while the upload is processed.
+  enqueueCheckStarted,
+];
+
+export async function publishAccepted(trx: Transaction<Database>, upload: UploadRow): Promise<void> {
+  for (const subscriber of ACCEPTED_SUBSCRIBERS) await subscriber(trx, upload);
 }

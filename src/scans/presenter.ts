@@ -5,7 +5,7 @@ import { refKey, type RefKind } from '../domain/ref-name.js';
 export function presentUpload(row: UploadRow): UploadJson {
   return {
     id: row.id, repository_id: row.repository_id, format: row.format, status: row.status as 'pending',
-    sha256: row.sha256, size_bytes: Number(row.size_bytes), category: row.category, commit_sha: row.commit_sha,
+    sha256: row.sha256, size_bytes: Number(row.size_bytes), category: row.category, commit_sha: row.commit_sha, head_sha: row.head_sha, base_sha: row.base_sha,
     ref: refKey({ kind: row.ref_kind as RefKind, name: row.ref_name }), ref_kind: row.ref_kind as RefKind, base_ref: row.base_ref,
     vs_base: row.vs_base_new === null || row.vs_base_fixed === null ? null : { new: row.vs_base_new, fixed: row.vs_base_fixed },
     tools: row.tools ? (JSON.parse(row.tools) as string[]) : [], error: row.error,

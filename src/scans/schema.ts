@@ -16,6 +16,8 @@ export const UploadSchema = Type.Object({
   size_bytes: Type.Integer(),
   category: Type.String({ description: 'Separates analyses of the same tool, as in GitHub code scanning.' }),
   commit_sha: Nullable(Type.String()),
+  head_sha: Nullable(Type.String({ description: "A pull request's head commit, as CI gave it: where its check run goes." })),
+  base_sha: Nullable(Type.String({ description: "A pull request's merge base, as CI gave it." })),
   ref: Type.String({ description: 'The ref it belongs to, as ?ref= names it (the default branch when the upload named none).' }),
   ref_kind: RefKindEnum,
   base_ref: Nullable(Type.String({ description: "A pull request's base branch, which vs_base compares with." })),
@@ -60,6 +62,14 @@ export const UploadQuery = Type.Object({
   commit_sha: Type.Optional(Type.String({
     pattern: '^([0-9a-fA-F]{7,64})?$',
     description: 'The commit that was scanned: 7 to 64 hexadecimal digits (an abbreviated or full SHA-1 or SHA-256).',
+  })),
+  head_sha: Type.Optional(Type.String({
+    pattern: '^([0-9a-fA-F]{7,64})?$',
+    description: "A pull request's head commit (GitHub's pull_request.head.sha), where its check run goes; absent: commit_sha for a refs/pull/N/head ref, else read from the forge.",
+  })),
+  base_sha: Type.Optional(Type.String({
+    pattern: '^([0-9a-fA-F]{7,64})?$',
+    description: "A pull request's merge base: a base branch analysed at another commit makes the verdict say its findings may not be new.",
   })),
   ref: Text(300, 'The branch, tag or pull request that was scanned: refs/heads/x or x, refs/tags/v1, refs/pull/N/merge (or /head), '
     + 'refs/merge-requests/N/head, or pr/N. Absent: the default branch.'),

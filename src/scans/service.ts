@@ -70,6 +70,7 @@ export function scanService(deps: ScanServiceDeps) {
         id, repository_id: repo.id, format,
         size_bytes: received.content.length, sha256: received.sha256, category: context.category ?? '',
         commit_sha: context.commit_sha?.toLowerCase() ?? null, ref: context.ref || null,
+        head_sha: context.head_sha?.toLowerCase() || null, base_sha: context.base_sha?.toLowerCase() || null,
         ref_kind: ref.kind, ref_name: ref.name, base_ref: ref.kind === 'pull_request' ? base.name : null,
         // A CI token is nobody's account: the upload names the token instead.
         created_by: actor.ci ? null : actor.user.id, api_key_id: actor.ci ? null : actor.key?.id ?? null, ci_token_id: actor.ci?.tokenId ?? null,

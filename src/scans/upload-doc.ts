@@ -36,6 +36,8 @@ const uploadRequestBody = {
           file: { type: 'string', format: 'binary', description: 'The document.' },
           category: { type: 'string', maxLength: 200 },
           commit_sha: { type: 'string', maxLength: 64 },
+          head_sha: { type: 'string', maxLength: 64 },
+          base_sha: { type: 'string', maxLength: 64 },
           ref: { type: 'string', maxLength: 300 },
           base_ref: { type: 'string', maxLength: 300 },
           format: { type: 'string', enum: SCAN_FORMATS },

@@ -6,7 +6,7 @@ import type { Dialect } from '../db/index.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
 import { inFuture, now } from '../db/time.js';
 import { refreshRefState } from '../results/status-store.js';
-import { publishCommitted } from './committed.js';
+import { publishAccepted, publishCommitted } from './committed.js';
 import { REMATCH_FORMAT } from '../domain/rematch.js';
 import type { HandedOver } from './handed-over.js';
 
@@ -16,7 +16,8 @@ const gzipAsync = promisify(gzip);
 /** From this size on, work on an upload's bytes is kept off the event loop. */
 export const LARGE_UPLOAD_BYTES = 1024 * 1024;
 
-export type NewUpload = Pick<UploadRow, 'id' | 'repository_id' | 'format' | 'size_bytes' | 'category' | 'commit_sha' | 'ref' | 'ref_kind' | 'ref_name' | 'base_ref' | 'created_by' | 'api_key_id'> & { ci_token_id?: string | null };
+export type NewUpload = Pick<UploadRow, 'id' | 'repository_id' | 'format' | 'size_bytes' | 'category' | 'commit_sha' | 'ref' | 'ref_kind' | 'ref_name' | 'base_ref' | 'created_by' | 'api_key_id'>
+  & { ci_token_id?: string | null } & Partial<Pick<UploadRow, 'head_sha' | 'base_sha'>>;
 
 /** A claimed upload: `attempts` is the fencing token its worker must still hold when it commits. */
 export interface ClaimedUpload {
@@ -59,6 +60,7 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, handedOver?:
           .returningAll().executeTakeFirstOrThrow();
         await trx.insertInto('upload_contents').values({ upload_id: upload.id, content: gzip ?? content, encoding: gzip ? 'gzip' : null }).execute();
         await refreshRefState(trx, row, { lastUploadAt: row.created_at });
+        await publishAccepted(trx, row);
         return row;
       });
     },

@@ -80,6 +80,8 @@ interface Fixture {
     finishedDelivery(): Promise<string>;
     /** A CI trust rule of the shared org. */
     ciRule(): Promise<{ id: string }>;
+    /** A finished forge delivery (a verdict) of the shared repository. */
+    finishedForgeDelivery(): Promise<string>;
   };
   unique(): string;
 }
@@ -118,6 +120,10 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'POST /orgs/{org_id}/repos', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/repos`, payload: { name: f.unique() } }) },
   { route: 'GET /repos/{id}', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}` }) },
   { route: 'DELETE /repos/{id}', repo: 'owner', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/repos/${(await f.fresh.repo()).id}` }) },
+  { route: 'PUT /repos/{id}', repo: 'admin', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/repos/${f.repo.id}`, payload: { pr_feedback: { checks: true, comment: 'on_change' } } }) },
+  { route: 'PUT /orgs/{id} (pr_feedback)', rule: 'manage', ok: 200, request: async (f) => ({ method: 'PUT', url: `/api/v1/orgs/${f.org.id}`, payload: { pr_feedback: { comment: 'on_change' } } }) },
+  { route: 'GET /repos/{id}/forge-deliveries', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/forge-deliveries` }) },
+  { route: 'POST /repos/{id}/forge-deliveries/{delivery_id}/redeliver', repo: 'admin', rule: 'manage', ok: 202, request: async (f) => ({ method: 'POST', url: `/api/v1/repos/${f.repo.id}/forge-deliveries/${await f.fresh.finishedForgeDelivery()}/redeliver` }) },
   { route: 'GET /orgs/{org_id}/teams', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/teams` }) },
   { route: 'POST /orgs/{org_id}/teams', rule: 'manage', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/teams`, payload: { name: f.unique() } }) },
   { route: 'GET /teams/{id}', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/teams/${f.team.id}` }) },
@@ -284,6 +290,15 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
           const row = await t.db.kysely.updateTable('webhook_deliveries').set({ status: 'failed' })
             .where('webhook_id', '=', webhook.id).returning('id').executeTakeFirstOrThrow();
           return row.id;
+        },
+        finishedForgeDelivery: async () => {
+          const id = unique();
+          await t.db.kysely.insertInto('forge_deliveries').values({
+            id, repository_id: sharedRepo.id, upload_id: null, kind: 'check_run', thread: 'main\n', payload: JSON.stringify({ state: 'completed' }), status: 'failed',
+            external_id: null, external_state: null, next_attempt_at: null, lease_until: null, last_attempt_at: null, last_status_code: 502,
+            last_duration_ms: 3, last_response_body: null, last_error: 'the forge answered HTTP 502', created_at: new Date().toISOString(), completed_at: new Date().toISOString(),
+          }).execute();
+          return id;
         },
         org: makeOrg,
         repo: () => makeRepo(unique()),

@@ -146,6 +146,19 @@ describe.each(DB_KINDS)('the scanyard CLI against a listening server on %s', (ki
     expect((await uploads(repo.id))[0]).toMatchObject({ commit_sha: commit, ref });
   });
 
+  it('sends a pull request\'s head and base commits: GitHub from the event payload, GitLab its merge base', async () => {
+    const repo = await newRepo();
+    // The pull_request event payload GitHub Actions writes to GITHUB_EVENT_PATH (docs.github.com webhook-events-and-payloads#pull_request).
+    const event = writeTemp('event.json', JSON.stringify({ action: 'synchronize', number: 7, pull_request: { number: 7, head: { sha: 'a'.repeat(40), ref: 'feature' }, base: { sha: 'b'.repeat(40), ref: 'main' } } }));
+    const gh = await runCli(['upload', writeTemp('r.sarif', MEDIUM), '--repo', repo.slug], { ...env(), GITHUB_ACTIONS: 'true', GITHUB_SHA: 'c'.repeat(40), GITHUB_REF: 'refs/pull/7/merge', GITHUB_BASE_REF: 'main', GITHUB_EVENT_PATH: event });
+    expect(gh.code, gh.stderr).toBe(0);
+    const gl = await runCli(['upload', writeTemp('r.sarif', MEDIUM), '--repo', repo.slug], { ...env(), GITLAB_CI: 'true', CI_COMMIT_SHA: 'd'.repeat(40), CI_MERGE_REQUEST_IID: '12', CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main', CI_MERGE_REQUEST_DIFF_BASE_SHA: 'e'.repeat(40) });
+    expect(gl.code, gl.stderr).toBe(0);
+    const [fromGitlab, fromGithub] = await uploads(repo.id);
+    expect(fromGithub).toMatchObject({ commit_sha: 'c'.repeat(40), head_sha: 'a'.repeat(40), base_sha: 'b'.repeat(40) });
+    expect(fromGitlab).toMatchObject({ commit_sha: 'd'.repeat(40), head_sha: null, base_sha: 'e'.repeat(40) });
+  });
+
   it('falls back to git for the commit and branch, and flags override it', async () => {
     const repo = await newRepo();
     const checkout = fs.mkdtempSync(path.join(os.tmpdir(), 'scanyard-git-'));

@@ -1,8 +1,9 @@
 // @ts-check
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 /**
- * @typedef {{ commit: string | null, ref: string | null, baseRef: string | null, source: string }} CiContext
+ * @typedef {{ commit: string | null, ref: string | null, baseRef: string | null, source: string, headSha?: string | null, baseSha?: string | null }} CiContext
  * @typedef {Record<string, string | undefined>} Env
  */
 
@@ -26,7 +27,25 @@ export function ciContext(env, cwd) {
 function githubLike(env) {
   if (env.GITHUB_ACTIONS !== 'true' && env.GITEA_ACTIONS !== 'true' && env.FORGEJO_ACTIONS !== 'true') return null;
   const source = env.FORGEJO_ACTIONS === 'true' ? 'Forgejo Actions' : env.GITEA_ACTIONS === 'true' ? 'Gitea Actions' : 'GitHub Actions';
-  return { commit: env.GITHUB_SHA || null, ref: env.GITHUB_REF || null, baseRef: env.GITHUB_BASE_REF || null, source };
+  return { commit: env.GITHUB_SHA || null, ref: env.GITHUB_REF || null, baseRef: env.GITHUB_BASE_REF || null, source, ...pullRequestShas(env.GITHUB_EVENT_PATH) };
+}
+
+/**
+ * A pull_request event's head and base commits (the event payload GitHub Actions writes to
+ * GITHUB_EVENT_PATH): GITHUB_SHA is the merge commit, while the check run belongs on the head.
+ * @param {string | undefined} file
+ * @returns {{ headSha?: string, baseSha?: string }}
+ */
+function pullRequestShas(file) {
+  if (!file) return {};
+  try {
+    const event = JSON.parse(readFileSync(file, 'utf8'));
+    const head = event?.pull_request?.head?.sha;
+    const base = event?.pull_request?.base?.sha;
+    return { ...(typeof head === 'string' ? { headSha: head } : {}), ...(typeof base === 'string' ? { baseSha: base } : {}) };
+  } catch {
+    return {};
+  }
 }
 
 /** @param {Env} env @returns {CiContext | null} */
@@ -36,7 +55,11 @@ function gitlab(env) {
   if (env.CI_MERGE_REQUEST_IID) ref = `refs/merge-requests/${env.CI_MERGE_REQUEST_IID}/head`;
   else if (env.CI_COMMIT_TAG) ref = `refs/tags/${env.CI_COMMIT_TAG}`;
   else if (env.CI_COMMIT_BRANCH || env.CI_COMMIT_REF_NAME) ref = `refs/heads/${env.CI_COMMIT_BRANCH || env.CI_COMMIT_REF_NAME}`;
-  return { commit: env.CI_COMMIT_SHA || null, ref, baseRef: env.CI_MERGE_REQUEST_TARGET_BRANCH_NAME || null, source: 'GitLab CI' };
+  return {
+    commit: env.CI_COMMIT_SHA || null, ref, baseRef: env.CI_MERGE_REQUEST_TARGET_BRANCH_NAME || null, source: 'GitLab CI',
+    // The merge request's merge base, which its verdict compares against.
+    baseSha: env.CI_MERGE_REQUEST_DIFF_BASE_SHA || null,
+  };
 }
 
 /** @param {Env} env @returns {CiContext | null} */

@@ -201,7 +201,7 @@ async function upload(files, values, io) {
     // Already compressed files go as they are; the service recognises gzip by its magic bytes.
     const gzipped = content[0] === 0x1f && content[1] === 0x8b;
     const res = await api.call('POST', `api/v1/repos/${encodeURIComponent(target.id)}/upload`, {
-      query: { category: values.category, commit_sha: commit, ref, base_ref: baseRef, format: values.format },
+      query: { category: values.category, commit_sha: commit, ref, base_ref: baseRef, head_sha: context.headSha ?? undefined, base_sha: context.baseSha ?? undefined, format: values.format },
       headers: { 'content-type': 'application/octet-stream', ...(gzipped ? {} : { 'content-encoding': 'gzip' }) },
       body: gzipped ? content : gzipSync(content),
     });

@@ -30,6 +30,7 @@ import * as ciIdentity from './0031_ci_identity.js';
 import * as componentGraph from './0032_component_graph.js';
 import * as forgeLinks from './0033_forge_links.js';
 import * as metrics from './0034_metrics.js';
+import * as forgeVerdicts from './0035_forge_verdicts.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   '0032_component_graph': componentGraph,
   '0033_forge_links': forgeLinks,
   '0034_metrics': metrics,
+  '0035_forge_verdicts': forgeVerdicts,
 };
 
 export const migrationProvider: MigrationProvider = {

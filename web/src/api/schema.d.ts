@@ -777,6 +777,16 @@ export interface paths {
                             repo_count: number;
                             /** @description What every member may do to every repository: "read" (read, upload and triage every repository; the default) or "none" (only what their teams hold). Owners hold every role on every repository. */
                             base_role: "read" | "none";
+                            /** PrFeedback */
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            };
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -843,6 +853,16 @@ export interface paths {
                             repo_count: number;
                             /** @description What every member may do to every repository: "read" (read, upload and triage every repository; the default) or "none" (only what their teams hold). Owners hold every role on every repository. */
                             base_role: "read" | "none";
+                            /** PrFeedback */
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            };
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -931,7 +951,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description pr_feedback is shown by GET /orgs/{id} and PUT /orgs/{id}, not in lists. */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -945,6 +965,16 @@ export interface paths {
                             repo_count: number;
                             /** @description What every member may do to every repository: "read" (read, upload and triage every repository; the default) or "none" (only what their teams hold). Owners hold every role on every repository. */
                             base_role: "read" | "none";
+                            /** PrFeedback */
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            };
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -995,11 +1025,20 @@ export interface paths {
                         description?: string;
                         /** @description What every member may do to every repository: "read" (read, upload and triage every repository; the default) or "none" (only what their teams hold). Owners hold every role on every repository. */
                         base_role?: "read" | "none";
+                        pr_feedback?: {
+                            /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                            checks?: boolean;
+                            /**
+                             * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                             * @enum {unknown}
+                             */
+                            comment?: "on_change" | "always" | "off";
+                        };
                     };
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description pr_feedback is shown by GET /orgs/{id} and PUT /orgs/{id}, not in lists. */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1013,6 +1052,16 @@ export interface paths {
                             repo_count: number;
                             /** @description What every member may do to every repository: "read" (read, upload and triage every repository; the default) or "none" (only what their teams hold). Owners hold every role on every repository. */
                             base_role: "read" | "none";
+                            /** PrFeedback */
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            };
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -1565,6 +1614,15 @@ export interface paths {
                                 };
                                 components: number;
                             };
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            } | null;
                         }[];
                     };
                 };
@@ -1672,6 +1730,15 @@ export interface paths {
                                 };
                                 components: number;
                             };
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            } | null;
                         };
                     };
                 };
@@ -1812,6 +1879,15 @@ export interface paths {
                                 };
                                 components: number;
                             };
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            } | null;
                         };
                     };
                 };
@@ -1915,6 +1991,15 @@ export interface paths {
                                 };
                                 components: number;
                             };
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            } | null;
                         };
                     };
                 };
@@ -1938,7 +2023,154 @@ export interface paths {
                 };
             };
         };
-        put?: never;
+        /** Update a repository's settings (owners) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description Fields left out keep their value; pr_feedback null follows the organization again. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        pr_feedback?: {
+                            /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                            checks: boolean;
+                            /**
+                             * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                             * @enum {unknown}
+                             */
+                            comment: "on_change" | "always" | "off";
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            org_id: string;
+                            name: string;
+                            url: string | null;
+                            default_branch: string | null;
+                            /** @description The forge's immutable id, when its organization follows the forge: renames and transfers keep it. */
+                            forge_id: string | null;
+                            /** @description owner/name as the forge last said (GitLab: the full path). */
+                            full_name: string | null;
+                            /** @description The forge's visibility: public, private or internal. */
+                            visibility: string | null;
+                            /** @description Archived on the forge. */
+                            archived: boolean;
+                            /** @description Deleted on the forge; kept here with its results until an owner deletes it. */
+                            gone: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description The scan status at a glance (GET /repos/{id}/status has the analyses too). */
+                            scan: {
+                                /** @enum {unknown} */
+                                state: "never_scanned" | "pending" | "processing" | "complete" | "failed";
+                                /** Format: date-time */
+                                last_upload_at: string | null;
+                                /** Format: date-time */
+                                last_completed_at: string | null;
+                                findings: {
+                                    open: number;
+                                    critical: number;
+                                    high: number;
+                                    medium: number;
+                                    low: number;
+                                    info: number;
+                                };
+                                components: number;
+                            };
+                            pr_feedback?: {
+                                /** @description A check run (GitHub) or commit status (GitLab, Gitea, Forgejo, Bitbucket) on each pull request head and default-branch push. */
+                                checks: boolean;
+                                /**
+                                 * @description One pull request comment, edited in place: when the verdict or the new findings change, after every upload, or never.
+                                 * @enum {unknown}
+                                 */
+                                comment: "on_change" | "always" | "off";
+                            } | null;
+                        };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than allowed. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The content type or format is not accepted. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         post?: never;
         /** Remove a repository with its scan data (owners) */
         delete: {
@@ -2775,6 +3007,10 @@ export interface paths {
                     category?: string;
                     /** @description The commit that was scanned: 7 to 64 hexadecimal digits (an abbreviated or full SHA-1 or SHA-256). */
                     commit_sha?: string;
+                    /** @description A pull request's head commit (GitHub's pull_request.head.sha), where its check run goes; absent: commit_sha for a refs/pull/N/head ref, else read from the forge. */
+                    head_sha?: string;
+                    /** @description A pull request's merge base: a base branch analysed at another commit makes the verdict say its findings may not be new. */
+                    base_sha?: string;
                     /** @description The branch, tag or pull request that was scanned: refs/heads/x or x, refs/tags/v1, refs/pull/N/merge (or /head), refs/merge-requests/N/head, or pr/N. Absent: the default branch. */
                     ref?: string;
                     /** @description A pull request's base branch (what it is compared with); absent: the default branch. */
@@ -2805,6 +3041,8 @@ export interface paths {
                         file: string;
                         category?: string;
                         commit_sha?: string;
+                        head_sha?: string;
+                        base_sha?: string;
                         ref?: string;
                         base_ref?: string;
                         /** @enum {string} */
@@ -2833,6 +3071,10 @@ export interface paths {
                             /** @description Separates analyses of the same tool, as in GitHub code scanning. */
                             category: string;
                             commit_sha: string | null;
+                            /** @description A pull request's head commit, as CI gave it: where its check run goes. */
+                            head_sha: string | null;
+                            /** @description A pull request's merge base, as CI gave it. */
+                            base_sha: string | null;
                             /** @description The ref it belongs to, as ?ref= names it (the default branch when the upload named none). */
                             ref: string;
                             /** @enum {unknown} */
@@ -2991,6 +3233,10 @@ export interface paths {
                     category?: string;
                     /** @description The commit that was scanned: 7 to 64 hexadecimal digits (an abbreviated or full SHA-1 or SHA-256). */
                     commit_sha?: string;
+                    /** @description A pull request's head commit (GitHub's pull_request.head.sha), where its check run goes; absent: commit_sha for a refs/pull/N/head ref, else read from the forge. */
+                    head_sha?: string;
+                    /** @description A pull request's merge base: a base branch analysed at another commit makes the verdict say its findings may not be new. */
+                    base_sha?: string;
                     /** @description The branch, tag or pull request that was scanned: refs/heads/x or x, refs/tags/v1, refs/pull/N/merge (or /head), refs/merge-requests/N/head, or pr/N. Absent: the default branch. */
                     ref?: string;
                     /** @description A pull request's base branch (what it is compared with); absent: the default branch. */
@@ -3026,6 +3272,10 @@ export interface paths {
                             /** @description Separates analyses of the same tool, as in GitHub code scanning. */
                             category: string;
                             commit_sha: string | null;
+                            /** @description A pull request's head commit, as CI gave it: where its check run goes. */
+                            head_sha: string | null;
+                            /** @description A pull request's merge base, as CI gave it. */
+                            base_sha: string | null;
                             /** @description The ref it belongs to, as ?ref= names it (the default branch when the upload named none). */
                             ref: string;
                             /** @enum {unknown} */
@@ -3224,6 +3474,10 @@ export interface paths {
                             /** @description Separates analyses of the same tool, as in GitHub code scanning. */
                             category: string;
                             commit_sha: string | null;
+                            /** @description A pull request's head commit, as CI gave it: where its check run goes. */
+                            head_sha: string | null;
+                            /** @description A pull request's merge base, as CI gave it. */
+                            base_sha: string | null;
                             /** @description The ref it belongs to, as ?ref= names it (the default branch when the upload named none). */
                             ref: string;
                             /** @enum {unknown} */
@@ -3391,6 +3645,10 @@ export interface paths {
                             /** @description Separates analyses of the same tool, as in GitHub code scanning. */
                             category: string;
                             commit_sha: string | null;
+                            /** @description A pull request's head commit, as CI gave it: where its check run goes. */
+                            head_sha: string | null;
+                            /** @description A pull request's merge base, as CI gave it. */
+                            base_sha: string | null;
                             /** @description The ref it belongs to, as ?ref= names it (the default branch when the upload named none). */
                             ref: string;
                             /** @enum {unknown} */
@@ -9038,6 +9296,229 @@ export interface paths {
                 };
                 /** @description Not found, or not visible to the caller. */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/repos/{id}/forge-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Verdicts sent to the repository's forge (check runs, statuses, comments), newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 (at most 10000000). */
+                    page?: number;
+                    /** @description Items per page (default 30; larger than 100 is clamped to 100, larger than 10000 is refused). */
+                    per_page?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deliveries, newest first. */
+                200: {
+                    headers: {
+                        /** @description Total number of items. */
+                        "X-Total-Count"?: number;
+                        /** @description Current page. */
+                        "X-Page"?: number;
+                        /** @description Items per page. */
+                        "X-Per-Page"?: number;
+                        /** @description RFC 8288 links to the first, prev, next and last pages. */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            repository_id: string;
+                            upload_id: string | null;
+                            /**
+                             * @description check_run (GitHub) or status (GitLab, Gitea, Forgejo; on Bitbucket the build status with its Code Insights report); comment (GitHub, Gitea, Forgejo, Bitbucket) or note (GitLab).
+                             * @enum {unknown}
+                             */
+                            kind: "check_run" | "comment" | "status" | "note";
+                            /** @description What the delivery says: verdict, or check.started while the upload is processed. */
+                            event: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "delivering" | "succeeded" | "failed";
+                            /** @description Every attempt, oldest first. */
+                            attempts: {
+                                /** @description The forge's answer; null when none came. */
+                                status_code: number | null;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                            /** @description What the forge called what this created (check run id, comment id, commit): later attempts edit it. */
+                            external_id: string | null;
+                            last_status_code: number | null;
+                            last_duration_ms: number | null;
+                            /** @description The first 1 KiB of the forge's last failed answer. */
+                            last_response_body: string | null;
+                            last_error: string | null;
+                            /** Format: date-time */
+                            last_attempt_at: string | null;
+                            /** Format: date-time */
+                            next_attempt_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            completed_at: string | null;
+                        }[];
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/repos/{id}/forge-deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a finished forge delivery again; what it created is edited, not made twice (owners) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    delivery_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A verdict sent to the forge. Tokens are never shown. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            repository_id: string;
+                            upload_id: string | null;
+                            /**
+                             * @description check_run (GitHub) or status (GitLab, Gitea, Forgejo; on Bitbucket the build status with its Code Insights report); comment (GitHub, Gitea, Forgejo, Bitbucket) or note (GitLab).
+                             * @enum {unknown}
+                             */
+                            kind: "check_run" | "comment" | "status" | "note";
+                            /** @description What the delivery says: verdict, or check.started while the upload is processed. */
+                            event: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "delivering" | "succeeded" | "failed";
+                            /** @description Every attempt, oldest first. */
+                            attempts: {
+                                /** @description The forge's answer; null when none came. */
+                                status_code: number | null;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                            /** @description What the forge called what this created (check run id, comment id, commit): later attempts edit it. */
+                            external_id: string | null;
+                            last_status_code: number | null;
+                            last_duration_ms: number | null;
+                            /** @description The first 1 KiB of the forge's last failed answer. */
+                            last_response_body: string | null;
+                            last_error: string | null;
+                            /** Format: date-time */
+                            last_attempt_at: string | null;
+                            /** Format: date-time */
+                            next_attempt_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            completed_at: string | null;
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with what is stored (e.g. a duplicate name). */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };

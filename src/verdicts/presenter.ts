@@ -1,0 +1,26 @@
+import type { ForgeDeliveryRow } from '../db/schema.js';
+import type { ForgeDeliveryJson } from './schema.js';
+import type { Verdict } from './types.js';
+
+/** The delivery as the log shows it: never its payload's token (it holds none) nor anything the forge was sent with. */
+export function presentForgeDelivery(row: ForgeDeliveryRow): ForgeDeliveryJson {
+  const verdict = JSON.parse(row.payload) as Pick<Verdict, 'state'>;
+  return {
+    id: row.id,
+    repository_id: row.repository_id,
+    upload_id: row.upload_id,
+    kind: row.kind as ForgeDeliveryJson['kind'],
+    event: verdict.state === 'in_progress' ? 'check.started' : 'verdict',
+    status: row.status as ForgeDeliveryJson['status'],
+    attempts: JSON.parse(row.attempt_log) as ForgeDeliveryJson['attempts'],
+    external_id: row.external_id,
+    last_status_code: row.last_status_code,
+    last_duration_ms: row.last_duration_ms,
+    last_response_body: row.last_response_body,
+    last_error: row.last_error,
+    last_attempt_at: row.last_attempt_at,
+    next_attempt_at: row.status === 'pending' ? row.next_attempt_at : null,
+    created_at: row.created_at,
+    completed_at: row.completed_at,
+  };
+}
