@@ -111,6 +111,8 @@ export interface TeamRepositoriesTable {
 export interface TeamMembersTable {
   team_id: string;
   user_id: string;
+  /** "local" (added here) or "idp" (granted by a group mapping at sign-in, which may take it away again). */
+  source: Generated<Source>;
 }
 
 export interface UploadsTable {

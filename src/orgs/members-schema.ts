@@ -11,6 +11,9 @@ export const MemberSchema = Type.Object({
   ...ProfileFields,
   role: Role,
   joined_at: Time,
+  source: Type.Union([Type.Literal('local'), Type.Literal('forge'), Type.Literal('idp'), Type.Literal('scim')], {
+    description: 'Where the membership comes from: local (added here), forge (synced), idp (a group mapping at sign-in, which re-applies it), scim (provisioned).',
+  }),
 }, { title: 'Member' });
 export type MemberJson = Static<typeof MemberSchema>;
 

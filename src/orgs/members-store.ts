@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, OrgRole } from '../db/schema.js';
+import type { Database, OrgRole, Source } from '../db/schema.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
 
 export interface MemberRow {
@@ -9,11 +9,12 @@ export interface MemberRow {
   avatar_url: string | null;
   role: OrgRole;
   joined_at: string;
+  source: Source;
 }
 
 export function memberStore(db: Kysely<Database>) {
   const joined = () => db.selectFrom('memberships').innerJoin('users', 'users.id', 'memberships.user_id');
-  const COLUMNS = ['memberships.user_id', 'users.login', 'users.name', 'users.avatar_url', 'memberships.role', 'memberships.created_at as joined_at'] as const;
+  const COLUMNS = ['memberships.user_id', 'users.login', 'users.name', 'users.avatar_url', 'memberships.role', 'memberships.created_at as joined_at', 'memberships.source'] as const;
 
   return {
     /** One query for what the policy needs: undefined when the org does not exist, else the user's role in it. */

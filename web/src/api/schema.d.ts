@@ -138,7 +138,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Start signing in with a forge (redirects to its authorization page) */
+        /** Start signing in with a forge or an OpenID Connect provider (redirects to its authorization page) */
         get: {
             parameters: {
                 query?: {
@@ -235,7 +235,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the session */
+        /** End the session (and, for an OpenID Connect provider with end_session, answer where to sign out at the IdP) */
         post: {
             parameters: {
                 query?: never;
@@ -245,6 +245,18 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The IdP's end_session_endpoint: send the browser there to sign out at the IdP too. */
+                            redirect: string;
+                        };
+                    };
+                };
                 /** @description Done; no content. */
                 204: {
                     headers: {
@@ -1080,6 +1092,8 @@ export interface paths {
                             role: "owner" | "member";
                             /** Format: date-time */
                             joined_at: string;
+                            /** @description Where the membership comes from: local (added here), forge (synced), idp (a group mapping at sign-in, which re-applies it), scim (provisioned). */
+                            source: "local" | "forge" | "idp" | "scim";
                         }[];
                     };
                 };
@@ -1155,6 +1169,8 @@ export interface paths {
                             role: "owner" | "member";
                             /** Format: date-time */
                             joined_at: string;
+                            /** @description Where the membership comes from: local (added here), forge (synced), idp (a group mapping at sign-in, which re-applies it), scim (provisioned). */
+                            source: "local" | "forge" | "idp" | "scim";
                         };
                     };
                 };
@@ -1213,6 +1229,8 @@ export interface paths {
                             role: "owner" | "member";
                             /** Format: date-time */
                             joined_at: string;
+                            /** @description Where the membership comes from: local (added here), forge (synced), idp (a group mapping at sign-in, which re-applies it), scim (provisioned). */
+                            source: "local" | "forge" | "idp" | "scim";
                         };
                     };
                 };
@@ -1233,6 +1251,8 @@ export interface paths {
                             role: "owner" | "member";
                             /** Format: date-time */
                             joined_at: string;
+                            /** @description Where the membership comes from: local (added here), forge (synced), idp (a group mapping at sign-in, which re-applies it), scim (provisioned). */
+                            source: "local" | "forge" | "idp" | "scim";
                         };
                     };
                 };
