@@ -33,7 +33,9 @@ describe.each(DB_KINDS)('OpenID Connect sign-in against a real OpenID Provider o
       ],
     };
     const stream = new Writable({ write(chunk: Buffer, _enc, done) { logged.push(chunk.toString('utf8')); done(); } });
-    t = await createTestApp(kind, { SERVICE_PROVIDERS: JSON.stringify([provider]), LOG_LEVEL: 'warn' }, { stream });
+    // An IdP that is down (nothing listens on port 1): the service starts, and only its sign-in fails.
+    const down = { id: 'down', type: 'oidc', name: 'Down SSO', issuer: 'http://127.0.0.1:1/realms/x', client_id: 'c', client_secret: 's' };
+    t = await createTestApp(kind, { SERVICE_PROVIDERS: JSON.stringify([provider, down]), LOG_LEVEL: 'warn' }, { stream });
     orgs = orgClient(t);
   });
   afterAll(async () => {
@@ -75,7 +77,7 @@ describe.each(DB_KINDS)('OpenID Connect sign-in against a real OpenID Provider o
   }
 
   it('lists the provider and signs a user in by code flow with PKCE, keyed by sub, with profile claims', async () => {
-    expect((await t.request({ url: '/auth/providers' })).json()).toEqual([{ id: 'corp', type: 'oidc', name: 'Corp SSO' }]);
+    expect((await t.request({ url: '/auth/providers' })).json()).toEqual([{ id: 'corp', type: 'oidc', name: 'Corp SSO' }, { id: 'down', type: 'oidc', name: 'Down SSO' }]);
     const login = await t.request({ url: '/auth/login/corp' });
     const authorize = new URL(login.headers.location as string);
     expect(authorize.origin).toBe(idp.issuer);
@@ -96,6 +98,19 @@ describe.each(DB_KINDS)('OpenID Connect sign-in against a real OpenID Provider o
     const again = (await t.request({ url: '/api/v1/me', headers: { cookie: sessionCookie(await signIn()) } })).json();
     expect(again.id).toBe(me.id);
     expect(again.login).toBe('ada.l');
+  });
+
+  it('sends the browser back to the login screen when the IdP cannot be reached, and logs why', async () => {
+    const res = await t.request({ url: '/auth/login/down' });
+    expect(res.statusCode).toBe(302);
+    expect(res.headers.location).toBe('/login?error=forge_failed');
+    expect(logged.some((l) => l.includes('OpenID Connect sign-in could not start') && l.includes('discovery document'))).toBe(true);
+  });
+
+  it('refuses a sign-in whose claims hold no login, creating nobody', async () => {
+    const [users, sessions] = [await userCount(), await sessionCount()];
+    idp.nextUser = { sub: 'sub-nameless', email: 'x@corp.example' };
+    await expectRefused(await signIn(), users, sessions, /sent no \W+preferred_username\W+ claim/);
   });
 
   it('refuses an ID token whose nonce is not the one this sign-in sent', async () => {
