@@ -16,6 +16,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { healthRoutes } from './http/health.js';
 import { registerSessionCookie } from './auth/session.js';
 import { registerGuard } from './auth/guard.js';
+import { scimRoutes, scimTokenRoutes } from './scim/routes.js';
 import { createServices, type Services } from './services.js';
 import { authRoutes } from './auth/routes.js';
 import { meRoutes, userSearchRoutes } from './users/routes.js';
@@ -128,10 +129,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const apiRoutes = [
     meRoutes, apiKeyRoutes, orgRoutes, memberRoutes, repoRoutes, teamRoutes, userSearchRoutes, scanRoutes, resultRoutes, refRoutes,
     auditRoutes, analysisRoutes, findingRoutes, vexRoutes, suppressionRoutes, gateRoutes, badgeTokenRoutes, webhookRoutes, advisoryRoutes,
-    componentRoutes,
+    componentRoutes, scimTokenRoutes,
   ];
   for (const routes of apiRoutes) await app.register(routes, { prefix: '/api/v1', services });
   await app.register(badgeRoutes, { services });
+  await app.register(scimRoutes, { prefix: '/scim/v2', services, baseUrl: config.baseUrl });
   // Last: its wildcard serves the web UI for whatever no route above answers.
   await app.register(webUi);
 

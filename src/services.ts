@@ -35,6 +35,8 @@ import { adminPinStore } from './auth/admin-pins-store.js';
 import { siteAdmins } from './auth/site-admins.js';
 import { groupGrants } from './auth/group-grants.js';
 import { groupGrantStore } from './auth/group-grants-store.js';
+import { scimService } from './scim/service.js';
+import { scimStore } from './scim/store.js';
 import { gateService } from './gates/service.js';
 import { badgeService } from './badges/service.js';
 import { badgeStore } from './badges/store.js';
@@ -95,6 +97,7 @@ export function createServices(config: Config, db: Db) {
     vexService: vexService(vexStore(db), repos.authorized),
     suppressionService: suppressionService(suppressionStore(db), findings, policy, audit),
     admins: siteAdmins(config.admins, adminPinStore(k)),
+    scimService: scimService(scimStore(k), policy, audit, (id) => keyActors.forget(id)),
     groupGrants: groupGrants(transactions(k, (trx) => ({ grants: groupGrantStore(trx) })), audit),
     gateService: gates,
     badgeService: badgeService(badgeStore(k), repoStore(k), repos.authorized, gates, audit),

@@ -100,6 +100,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
       const accessToken = await forge.exchangeCode({ code, codeVerifier: pending.verifier, redirectUri });
       const forgeUser = await forge.fetchUser(accessToken);
       const user = await services.users.upsertForgeUser({ providerId: pending.provider, ...forgeUser });
+      await services.scimService.signedIn(user);
       await services.admins.signedIn(user, request.log);
       await startSession(request, user, 'signed_in', { provider: pending.provider });
       return reply.redirect(pending.returnTo);
@@ -173,6 +174,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
       return toLogin(reply, 'forge_failed');
     }
     const user = await services.users.upsertForgeUser({ providerId: provider, ...result.user });
+    await services.scimService.signedIn(user);
     await services.groupGrants.apply({ providerId: provider, user, mappings: idp.config.group_mappings, groups: result.groups, log: request.log });
     await services.admins.signedIn(user, request.log);
     await startSession(request, user, 'signed_in', { provider });

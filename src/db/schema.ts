@@ -115,6 +115,28 @@ export interface TeamMembersTable {
   source: Generated<Source>;
 }
 
+export interface ScimTokensTable {
+  org_id: string;
+  token_hash: string;
+  created_at: string;
+}
+
+export interface ScimUsersTable {
+  id: string;
+  org_id: string;
+  user_name: string;
+  user_name_key: string;
+  external_id: string | null;
+  display_name: string | null;
+  email: string | null;
+  active: number;
+  /** The account this SCIM user is, once one has signed in (sub = externalId, else login = userName). */
+  user_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export type ScimUserRow = Selectable<ScimUsersTable>;
+
 export interface UploadsTable {
   id: string;
   repository_id: string;
@@ -441,6 +463,8 @@ export interface Database {
   api_keys: ApiKeysTable;
   orgs: OrgsTable;
   memberships: MembershipsTable;
+  scim_tokens: ScimTokensTable;
+  scim_users: ScimUsersTable;
   repos: ReposTable;
   teams: TeamsTable;
   team_members: TeamMembersTable;

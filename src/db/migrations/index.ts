@@ -26,7 +26,7 @@ import * as advisoryListIndexes from './0027_advisory_list_indexes.js';
 import * as refComponentsUnchecked from './0028_ref_components_unchecked.js';
 import * as uploadIntroduced from './0029_upload_introduced.js';
 import * as teamRepositories from './0030_team_repositories.js';
-import * as idpTeamMembers from './0036_idp_team_members.js';
+import * as enterpriseIdentity from './0036_enterprise_identity.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -57,7 +57,7 @@ const migrations: Record<string, Migration> = {
   '0028_ref_components_unchecked': refComponentsUnchecked,
   '0029_upload_introduced': uploadIntroduced,
   '0030_team_repositories': teamRepositories,
-  '0036_idp_team_members': idpTeamMembers,
+  '0036_enterprise_identity': enterpriseIdentity,
 };
 
 export const migrationProvider: MigrationProvider = {
