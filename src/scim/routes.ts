@@ -5,6 +5,7 @@ import type { ScimUserRow } from '../db/schema.js';
 import type { Services } from '../services.js';
 import { created, problems } from '../http/responses.js';
 import { IdParams } from '../http/schemas.js';
+import { JSON_BODY_LIMIT } from '../http/json-body.js';
 import { MAX_PAGE, ScimError } from './service.js';
 import { RESOURCE_TYPES, SCHEMAS, SERVICE_PROVIDER_CONFIG, USER_SCHEMA } from './schema.js';
 import type { ScimFilter } from './service.js';
@@ -38,6 +39,8 @@ export const scimRoutes: FastifyPluginAsyncTypebox<{ services: Services; baseUrl
   const scim = services.scimService;
   const config = { ownBearer: true } as const;
   const schema = { hide: true } as const;
+  // SCIM bodies are small JSON documents, whatever the app-wide limit for uploads.
+  const bodyLimit = JSON_BODY_LIMIT;
 
   app.addContentTypeParser(SCIM_JSON, { parseAs: 'string' }, (_request, body, done) => {
     try {
@@ -92,16 +95,16 @@ export const scimRoutes: FastifyPluginAsyncTypebox<{ services: Services; baseUrl
     const { total, rows } = await scim.list(orgId, parseFilter(query.filter), startIndex, count);
     return send(reply, 200, { schemas: [LIST], totalResults: total, startIndex, itemsPerPage: rows.length, Resources: rows.map(present) });
   });
-  app.post('/Users', { config, schema }, async (request, reply) => {
+  app.post('/Users', { config, schema, bodyLimit }, async (request, reply) => {
     const row = await scim.create(await orgOf(request), request.body);
     reply.header('location', location(row.id));
     return send(reply, 201, present(row));
   });
   app.get('/Users/:id', { config, schema }, async (request, reply) =>
     send(reply, 200, present(await scim.get(await orgOf(request), (request.params as { id: string }).id))));
-  app.put('/Users/:id', { config, schema }, async (request, reply) =>
+  app.put('/Users/:id', { config, schema, bodyLimit }, async (request, reply) =>
     send(reply, 200, present(await scim.replace(await orgOf(request), (request.params as { id: string }).id, request.body))));
-  app.patch('/Users/:id', { config, schema }, async (request, reply) =>
+  app.patch('/Users/:id', { config, schema, bodyLimit }, async (request, reply) =>
     send(reply, 200, present(await scim.patch(await orgOf(request), (request.params as { id: string }).id, request.body))));
   app.delete('/Users/:id', { config, schema }, async (request, reply) => {
     await scim.delete(await orgOf(request), (request.params as { id: string }).id);
