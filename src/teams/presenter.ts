@@ -8,6 +8,7 @@ export function presentTeam(row: TeamWithMembers): TeamJson {
     name: row.name,
     description: row.description,
     members: row.members,
+    source: row.source,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -10,6 +10,9 @@ export const TeamSchema = Type.Object({
   name: Type.String(),
   description: Type.String(),
   members: Type.Array(Type.String(), { description: 'User ids.' }),
+  source: Type.Union([Type.Literal('local'), Type.Literal('forge'), Type.Literal('idp'), Type.Literal('scim')], {
+    description: 'Where the team comes from: local (made here), forge (synced), idp, scim (provisioned).',
+  }),
   ...Timestamps,
 }, { title: 'Team' });
 export type TeamJson = Static<typeof TeamSchema>;

@@ -202,7 +202,10 @@ describe.each(DB_KINDS)('OpenID Connect sign-in against a real OpenID Provider o
     const member = (org: string) => t.request({ url: `/api/v1/orgs/${org}/members/${grace.id}`, headers: { cookie } });
     expect((await member(acme.id)).json()).toMatchObject({ role: 'owner', source: 'idp' });
     expect((await member(beta.id)).statusCode).toBe(404);
-    expect((await orgs.call(cookie, 'GET', `/api/v1/teams/${payments.id}`)).json().members).toContain(grace.id);
+    const team = (await orgs.call(cookie, 'GET', `/api/v1/teams/${payments.id}`)).json();
+    expect(team.members).toContain(grace.id);
+    // The team itself was made here; only grace's place in it came from the IdP.
+    expect(team.source).toBe('local');
 
     // Beta's owner adds grace by hand; the IdP then moves her from sec-team to devs.
     await orgs.setMember(cookie, beta.id, grace.id, 'owner');

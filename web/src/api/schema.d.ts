@@ -1896,6 +1896,8 @@ export interface paths {
                             description: string;
                             /** @description User ids. */
                             members: string[];
+                            /** @description Where the team comes from: local (made here), forge (synced), idp, scim (provisioned). */
+                            source: "local" | "forge" | "idp" | "scim";
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -1974,6 +1976,8 @@ export interface paths {
                             description: string;
                             /** @description User ids. */
                             members: string[];
+                            /** @description Where the team comes from: local (made here), forge (synced), idp, scim (provisioned). */
+                            source: "local" | "forge" | "idp" | "scim";
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -2084,6 +2088,8 @@ export interface paths {
                             description: string;
                             /** @description User ids. */
                             members: string[];
+                            /** @description Where the team comes from: local (made here), forge (synced), idp, scim (provisioned). */
+                            source: "local" | "forge" | "idp" | "scim";
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -2151,6 +2157,8 @@ export interface paths {
                             description: string;
                             /** @description User ids. */
                             members: string[];
+                            /** @description Where the team comes from: local (made here), forge (synced), idp, scim (provisioned). */
+                            source: "local" | "forge" | "idp" | "scim";
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
