@@ -18,6 +18,7 @@ import { registerSessionCookie } from './auth/session.js';
 import { registerGuard } from './auth/guard.js';
 import { ciExchangeRoutes, ciTrustRoutes } from './ci-identity/routes.js';
 import { CI_TOKEN_PREFIX } from './ci-identity/service.js';
+import { scimRoutes, scimTokenRoutes } from './scim/routes.js';
 import { createServices, type Services } from './services.js';
 import { authRoutes } from './auth/routes.js';
 import { meRoutes, userSearchRoutes } from './users/routes.js';
@@ -141,11 +142,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const apiRoutes = [
     meRoutes, apiKeyRoutes, orgRoutes, memberRoutes, repoRoutes, teamRoutes, userSearchRoutes, scanRoutes, resultRoutes, refRoutes,
     auditRoutes, analysisRoutes, findingRoutes, vexRoutes, suppressionRoutes, gateRoutes, metricsRoutes, badgeTokenRoutes, webhookRoutes, advisoryRoutes,
-    componentRoutes, ciTrustRoutes, remediationRoutes, forgeRoutes, verdictRoutes,
+    componentRoutes, ciTrustRoutes, remediationRoutes, forgeRoutes, verdictRoutes, scimTokenRoutes,
   ];
   for (const routes of apiRoutes) await app.register(routes, { prefix: '/api/v1', services });
   await app.register(badgeRoutes, { services });
   await app.register(forgeHookRoutes, { services });
+  await app.register(scimRoutes, { prefix: '/scim/v2', services, baseUrl: config.baseUrl });
   // Last: its wildcard serves the web UI for whatever no route above answers.
   await app.register(webUi);
 

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { loadProviders, ProviderConfigError, type ProviderConfig } from './providers-config.js';
+import { loadOidcProviders, loadProviders, ProviderConfigError, type OidcProviderConfig, type ProviderConfig } from './providers-config.js';
 import type { DatabaseConfig } from './db/index.js';
 import { CiIssuerConfigError, loadCiIssuers, type CiIssuerConfig } from './ci-issuers-config.js';
 
@@ -29,6 +29,8 @@ export interface Config {
   production: boolean;
   logLevel: string;
   providers: ProviderConfig[];
+  /** The `type: "oidc"` entries of SERVICE_PROVIDERS, beside the forges. */
+  oidcProviders: OidcProviderConfig[];
   devLogin: boolean;
   admins: AdminEntry[];
   /** Fastify's trustProxy: false, a hop count, or the addresses/CIDRs of the proxies in front. */
@@ -74,8 +76,9 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 1, 65535);
   const database = parseDatabaseUrl(env.DATABASE_URL ?? 'sqlite:./data/scanyard.db');
-  const providers = providersFrom(env);
-  const devLogin = providers.length === 0 && boolean(env, 'SERVICE_DEV_LOGIN', true);
+  const providers = providersFrom(env, loadProviders);
+  const oidcProviders = providersFrom(env, loadOidcProviders);
+  const devLogin = providers.length === 0 && oidcProviders.length === 0 && boolean(env, 'SERVICE_DEV_LOGIN', true);
   return {
     port,
     // A password-less administrator stays on this machine unless HOST says otherwise.
@@ -89,6 +92,7 @@ export function loadConfig(env: Env = process.env): Config {
     production: env.NODE_ENV === 'production',
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     providers,
+    oidcProviders,
     devLogin,
     admins: admins(env.SERVICE_ADMINS),
     trustProxy: trustProxy(env.SERVICE_TRUST_PROXY),
@@ -159,9 +163,9 @@ function sqliteFile(file: string): string {
   return cleaned;
 }
 
-function providersFrom(env: Env): ProviderConfig[] {
+function providersFrom<T>(env: Env, load: (env: Env) => T[]): T[] {
   try {
-    return loadProviders(env);
+    return load(env);
   } catch (error) {
     if (error instanceof ProviderConfigError) throw new ConfigError(error.message);
     throw error;

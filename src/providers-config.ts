@@ -28,6 +28,32 @@ export interface ProviderConfig {
 export type SyncCredentials =
   | { kind: 'github_app'; appId: string; privateKey: string; webhookSecret: string }
   | { kind: 'token'; token: string; webhookSecret: string };
+/** A group of the IdP granting a role in an organisation (named by name, looked up at every sign-in), and optionally a team in it. */
+export interface GroupMapping {
+  group: string;
+  org: string;
+  role: 'owner' | 'member';
+  team: string | null;
+}
+
+/** An OpenID Connect provider (Keycloak, Okta, Entra ID, Google...), discovered from `issuer`. */
+export interface OidcProviderConfig {
+  id: string;
+  type: 'oidc';
+  name: string;
+  /** The issuer exactly as the IdP's discovery document states it (no trailing slash added or removed). */
+  issuer: string;
+  client_id: string;
+  client_secret: string;
+  scopes: string[];
+  login_claim: string;
+  name_claim: string;
+  email_claim: string;
+  groups_claim: string;
+  group_mappings: GroupMapping[];
+  /** Sign out at the IdP too (RP-initiated logout) when it advertises an end_session_endpoint. */
+  end_session: boolean;
+}
 
 /** One line naming the variable, the entry and the problem; never carries client_secret. */
 export class ProviderConfigError extends Error {
@@ -69,14 +95,83 @@ function defaultApiUrl(type: ForgeType, url: string): string | null {
   }
 }
 
+/** The forge providers of SERVICE_PROVIDERS(_FILE); OpenID Connect entries come from loadOidcProviders. */
 export function loadProviders(env: Record<string, string | undefined>): ProviderConfig[] {
+  return loadAll(env).filter((p): p is ProviderConfig => p.type !== 'oidc');
+}
+
+/** The `type: "oidc"` entries of the same list, in the same order; ids are unique across both kinds. */
+export function loadOidcProviders(env: Record<string, string | undefined>): OidcProviderConfig[] {
+  return loadAll(env).filter((p): p is OidcProviderConfig => p.type === 'oidc');
+}
+
+function loadAll(env: Record<string, string | undefined>): (ProviderConfig | OidcProviderConfig)[] {
   const source = readSource(env);
   if (source === null) return [];
   if (!Array.isArray(source.data)) {
     throw new ProviderConfigError(`${source.label}: must be an array of providers, got ${show(source.data)}`);
   }
   const seen = new Map<string, string>();
-  return source.data.map((entry, i) => parseEntry(entry, `${source.label}[${i}]`, seen));
+  return source.data.map((entry, i) => isRecord(entry) && entry.type === 'oidc'
+    ? parseOidcEntry(entry, `${source.label}[${i}]`, seen)
+    : parseEntry(entry, `${source.label}[${i}]`, seen));
+}
+
+const OIDC_FIELDS = [
+  'id', 'type', 'name', 'issuer', 'client_id', 'client_secret', 'scopes', 'login_claim', 'name_claim', 'email_claim',
+  'groups_claim', 'group_mappings', 'end_session',
+];
+
+function parseOidcEntry(entry: Record<string, unknown>, at: string, seen: Map<string, string>): OidcProviderConfig {
+  const where = typeof entry.id === 'string' ? `${at} (id ${quote(entry.id)})` : at;
+  const fail = (problem: string): never => {
+    throw new ProviderConfigError(`${where}: ${problem}`);
+  };
+  const unknown = Object.keys(entry).find((k) => !OIDC_FIELDS.includes(k));
+  if (unknown !== undefined) fail(`unknown field ${quote(unknown)}; expected ${OIDC_FIELDS.join(', ')}`);
+  const id = parseId(entry.id, fail);
+  const previous = seen.get(id);
+  if (previous !== undefined) fail(`id ${quote(id)} is already used by ${previous}`);
+  seen.set(id, at);
+  const issuer = parseUrl(entry.issuer, 'issuer', fail) ?? fail('issuer is missing');
+  const claim = (field: string, fallback: string): string =>
+    entry[field] === undefined ? fallback : requireText(entry[field], field, fail, true);
+  if (entry.end_session !== undefined && typeof entry.end_session !== 'boolean') fail(`end_session must be true or false, got ${show(entry.end_session)}`);
+  return {
+    id,
+    type: 'oidc',
+    name: requireText(entry.name, 'name', fail, true),
+    // Discovery compares the issuer exactly: keep what was written, a trailing slash included.
+    issuer: typeof entry.issuer === 'string' && entry.issuer.endsWith('/') ? `${issuer}/` : issuer,
+    client_id: requireText(entry.client_id, 'client_id', fail, true),
+    client_secret: requireText(entry.client_secret, 'client_secret', fail, false),
+    scopes: parseScopes(entry.scopes, fail) ?? ['openid', 'profile', 'email'],
+    login_claim: claim('login_claim', 'preferred_username'),
+    name_claim: claim('name_claim', 'name'),
+    email_claim: claim('email_claim', 'email'),
+    groups_claim: claim('groups_claim', 'groups'),
+    group_mappings: parseGroupMappings(entry.group_mappings, fail),
+    end_session: entry.end_session === true,
+  };
+}
+
+function parseGroupMappings(value: unknown, fail: Fail): GroupMapping[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) return fail(`group_mappings must be an array of {group, org, role, team?}, got ${show(value)}`);
+  return value.map((m: unknown, i) => {
+    const at = `group_mappings[${i}]`;
+    if (!isRecord(m)) return fail(`${at} must be an object with group, org and role, got ${show(m)}`);
+    const extra = Object.keys(m).find((k) => !['group', 'org', 'role', 'team'].includes(k));
+    if (extra !== undefined) fail(`${at} has an unknown field ${quote(extra)}; expected group, org, role, team`);
+    const role = m.role;
+    if (role !== 'owner' && role !== 'member') fail(`${at}.role must be "owner" or "member", got ${show(role)}`);
+    return {
+      group: requireText(m.group, `${at}.group`, fail, true),
+      org: requireText(m.org, `${at}.org`, fail, true),
+      role: role as 'owner' | 'member',
+      team: m.team === undefined || m.team === null ? null : requireText(m.team, `${at}.team`, fail, true),
+    };
+  });
 }
 
 function readSource(env: Record<string, string | undefined>): { label: string; data: unknown } | null {
@@ -212,9 +307,9 @@ function parseId(value: unknown, fail: Fail): string {
 }
 
 function parseType(value: unknown, fail: Fail): ForgeType {
-  if (value === undefined) fail(`type is missing; expected one of ${FORGE_TYPES.join(', ')}`);
+  if (value === undefined) fail(`type is missing; expected one of ${FORGE_TYPES.join(', ')}, oidc`);
   const known = FORGE_TYPES.find((t) => t === value);
-  return known ?? fail(`unknown type ${show(value)}; expected one of ${FORGE_TYPES.join(', ')}`);
+  return known ?? fail(`unknown type ${show(value)}; expected one of ${FORGE_TYPES.join(', ')}, oidc`);
 }
 
 function requireText(value: unknown, field: string, fail: Fail, showValue: boolean): string {

@@ -38,6 +38,10 @@ import { suppressionStore } from './suppressions/store.js';
 import { suppressionService } from './suppressions/service.js';
 import { adminPinStore } from './auth/admin-pins-store.js';
 import { siteAdmins } from './auth/site-admins.js';
+import { groupGrants } from './auth/group-grants.js';
+import { groupGrantStore } from './auth/group-grants-store.js';
+import { scimService } from './scim/service.js';
+import { scimStore } from './scim/store.js';
 import { gateService } from './gates/service.js';
 import { badgeService } from './badges/service.js';
 import { badgeStore } from './badges/store.js';
@@ -78,7 +82,7 @@ export function createServices(config: Config, db: Db, sessionSecret: string | n
   const advisories = advisoryService(k, policy, advisoryZipLimits(config), config.advisorySources);
   const findings = findingStore(db);
   const keyActors = keyActorCache();
-  const providerTypeOf = (id: string | null) => config.providers.find((p) => p.id === id)?.type;
+  const providerTypeOf = (id: string | null) => config.providers.find((p) => p.id === id)?.type ?? config.oidcProviders.find((p) => p.id === id)?.type;
   const sessions = sessionStore(k);
   const forgeTokens = forgeTokenSealer(sessionSecret);
   return {
@@ -106,6 +110,8 @@ export function createServices(config: Config, db: Db, sessionSecret: string | n
     vexService: vexService(vexStore(db), repos.authorized),
     suppressionService: suppressionService(suppressionStore(db), findings, policy, audit),
     admins: siteAdmins(config.admins, adminPinStore(k)),
+    scimService: scimService(scimStore(k), policy, audit, (id) => keyActors.forget(id)),
+    groupGrants: groupGrants(transactions(k, (trx) => ({ grants: groupGrantStore(trx) })), audit),
     gateService: gates,
     badgeService: badgeService(badgeStore(k), repoStore(k), repos.authorized, gates, audit),
     webhooks: createWebhooks(config, db, policy, audit),

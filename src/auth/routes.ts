@@ -8,7 +8,9 @@ import { NoContent, problems } from '../http/responses.js';
 import { CurrentUserSchema } from '../users/schema.js';
 import { presentCurrentUser } from '../users/presenter.js';
 import { createForge, ForgeError, pkcePair, randomState, type Forge } from './forges/index.js';
+import { oidcSignIn, type OidcSignIn } from './forges/oidc.js';
 import type { UserRow } from '../db/schema.js';
+import type { OidcProviderConfig } from '../providers-config.js';
 import { SIGN_IN_ERRORS, type SignInError } from './sign-in-errors.js';
 
 const ProviderSchema = Type.Object({ id: Type.String(), type: Type.String(), name: Type.String() });
@@ -17,21 +19,40 @@ const tags = ['auth'];
 export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: Services }> = async (app, { config, services }) => {
   const forges = new Map<string, Forge>(config.providers.map((p) => [p.id, createForge(p)]));
   const redirectUri = `${config.baseUrl}/auth/callback`;
+  const oidc = new Map<string, { config: OidcProviderConfig; signIn: OidcSignIn }>(
+    config.oidcProviders.map((p) => [p.id, { config: p, signIn: oidcSignIn(p) }]));
+  const listed = [...config.providers, ...config.oidcProviders];
 
   app.get('/auth/providers', {
     schema: { tags, summary: 'Configured sign-in providers', security: [], response: { 200: Type.Array(ProviderSchema) } },
-  }, async () => config.providers.map(({ id, type, name }) => ({ id, type, name })));
+  }, async () => listed.map(({ id, type, name }) => ({ id, type, name })));
 
   app.get('/auth/login/:provider', {
     schema: {
       tags,
-      summary: 'Start signing in with a forge (redirects to its authorization page)',
+      summary: 'Start signing in with a forge or an OpenID Connect provider (redirects to its authorization page)',
       security: [],
       params: Type.Object({ provider: Type.String() }),
       querystring: Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 2000 })) }),
       response: { 302: { description: 'Redirect to the forge.', type: 'null' }, ...problems(404) },
     },
   }, async (request, reply) => {
+    const idp = oidc.get(request.params.provider);
+    if (idp) {
+      const state = randomState();
+      const nonce = randomState();
+      const { verifier, challenge } = pkcePair();
+      let url: string;
+      try {
+        url = await idp.signIn.authorizeUrl({ state, nonce, codeChallenge: challenge, redirectUri });
+      } catch (caught) {
+        if (!(caught instanceof ForgeError)) throw caught;
+        request.log.warn({ provider: idp.config.id, reason: caught.message }, 'OpenID Connect sign-in could not start');
+        return toLogin(reply, 'forge_failed');
+      }
+      request.session.set('oauth', { provider: idp.config.id, state, verifier, nonce, returnTo: safeReturnTo(request.query.return_to) });
+      return reply.redirect(url);
+    }
     const forge = forges.get(request.params.provider);
     if (!forge) throw notFound(`The sign-in provider "${request.params.provider}"`);
     const state = randomState();
@@ -63,16 +84,23 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
     }
     // One attempt per state: a replayed callback finds nothing to match.
     request.session.set('oauth', undefined);
+    const idp = oidc.get(pending.provider);
     const forge = forges.get(pending.provider);
-    if (!forge) return toLogin(reply, 'provider_gone');
+    if (!forge && !idp) return toLogin(reply, 'provider_gone');
     if (error || !code) {
       request.log.info({ provider: pending.provider, error: error ?? 'no code' }, 'the forge did not sign the user in');
       return toLogin(reply, error === 'access_denied' ? 'cancelled' : 'refused');
     }
+    if (idp) {
+      if (pending.nonce === undefined) return toLogin(reply, 'refused');
+      return finishOidc(request, reply, idp, { ...pending, nonce: pending.nonce });
+    }
+    if (!forge) return toLogin(reply, 'provider_gone');
     try {
       const accessToken = await forge.exchangeCode({ code, codeVerifier: pending.verifier, redirectUri });
       const forgeUser = await forge.fetchUser(accessToken);
       const user = await services.users.upsertForgeUser({ providerId: pending.provider, ...forgeUser });
+      await services.scimService.signedIn(user);
       await services.admins.signedIn(user, request.log);
       await startSession(request, user, 'signed_in', { provider: pending.provider }, services.forgeTokens.seal(accessToken));
       return reply.redirect(pending.returnTo);
@@ -86,11 +114,30 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
   });
 
   app.post('/auth/logout', {
-    schema: { tags, summary: 'End the session', response: { 204: NoContent } },
+    schema: {
+      tags,
+      summary: 'End the session (and, for an OpenID Connect provider with end_session, answer where to sign out at the IdP)',
+      response: {
+        200: Type.Object({ redirect: Type.String({ description: "The IdP's end_session_endpoint: send the browser there to sign out at the IdP too." }) }),
+        204: NoContent,
+      },
+    },
   }, async (request, reply) => {
     const sessionId = request.session.get('sid');
+    const signedInWith = request.session.get('idp');
     if (sessionId) await services.sessions.destroy(sessionId);
     request.session.delete();
+    const idp = signedInWith && oidc.get(signedInWith.provider);
+    if (sessionId && idp?.config.end_session) {
+      try {
+        const redirect = await idp.signIn.endSessionUrl({ idToken: signedInWith!.idToken, postLogoutRedirectUri: `${config.baseUrl}/login` });
+        if (redirect !== null) return reply.code(200).send({ redirect });
+      } catch (caught) {
+        if (!(caught instanceof ForgeError)) throw caught;
+        // Signed out here all the same; the IdP session stays, which the log says.
+        request.log.warn({ provider: idp.config.id, reason: caught.message }, 'could not build the sign-out address at the IdP');
+      }
+    }
     return reply.code(204).send(null);
   });
 
@@ -110,12 +157,38 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
     return presentCurrentUser(await services.userService.current({ user, isAdmin: true, via: 'session', sessionId, key: null }));
   });
 
+  /** The ID token is verified before anything is written: a refused one creates no user and no session. */
+  async function finishOidc(
+    request: FastifyRequest, reply: FastifyReply, idp: { config: OidcProviderConfig; signIn: OidcSignIn },
+    pending: { state: string; verifier: string; nonce: string; returnTo: string },
+  ) {
+    const provider = idp.config.id;
+    // openid-client checks the whole answer (state, and iss when the IdP sends it, RFC 9207): give it the query as received.
+    const query = request.raw.url?.split('?')[1] ?? '';
+    let result;
+    try {
+      result = await idp.signIn.finish({ callbackUrl: new URL(`${redirectUri}?${query}`), state: pending.state, nonce: pending.nonce, codeVerifier: pending.verifier });
+    } catch (caught) {
+      if (!(caught instanceof ForgeError)) throw caught;
+      request.log.warn({ provider, reason: caught.message }, 'OpenID Connect sign-in refused');
+      return toLogin(reply, 'forge_failed');
+    }
+    const user = await services.users.upsertForgeUser({ providerId: provider, ...result.user });
+    await services.scimService.signedIn(user);
+    await services.groupGrants.apply({ providerId: provider, user, mappings: idp.config.group_mappings, groups: result.groups, log: request.log });
+    await services.admins.signedIn(user, request.log);
+    await startSession(request, user, 'signed_in', { provider });
+    if (idp.config.end_session) request.session.set('idp', { provider, idToken: result.idToken });
+    return reply.redirect(pending.returnTo);
+  }
+
   async function startSession(request: FastifyRequest, user: UserRow, action: string, details: Record<string, unknown>, forgeToken: string | null = null): Promise<string> {
     const old = request.session.get('sid');
     if (old) await services.sessions.destroy(old);
     // The forge token stays sealed with the session only to check, when linking an org, who administers it there.
     const sessionId = await services.sessions.create(user.id, forgeToken);
     request.session.set('sid', sessionId);
+    request.session.set('idp', undefined);
     await services.audit.record({ action, actor: { id: user.id, login: user.login }, ip: request.ip, target: { type: 'user', id: user.id }, details: { ...details, is_admin: await services.admins.isAdmin(user) } });
     return sessionId;
   }

@@ -10,7 +10,10 @@ export const SESSION_COOKIE = 'scanyard_session';
 declare module '@fastify/secure-session' {
   interface SessionData {
     sid: string;
-    oauth: { provider: string; state: string; verifier: string; returnTo: string };
+    /** `nonce` only for an OpenID Connect provider. */
+    oauth: { provider: string; state: string; verifier: string; returnTo: string; nonce?: string };
+    /** The OpenID Connect sign-in of this session: its ID token is the hint for signing out at the IdP. */
+    idp: { provider: string; idToken: string };
     flash: string;
   }
 }

@@ -115,7 +115,31 @@ export interface TeamRepositoriesTable {
 export interface TeamMembersTable {
   team_id: string;
   user_id: string;
+  /** "local" (added here) or "idp" (granted by a group mapping at sign-in, which may take it away again). */
+  source: Generated<Source>;
 }
+
+export interface ScimTokensTable {
+  org_id: string;
+  token_hash: string;
+  created_at: string;
+}
+
+export interface ScimUsersTable {
+  id: string;
+  org_id: string;
+  user_name: string;
+  user_name_key: string;
+  external_id: string | null;
+  display_name: string | null;
+  email: string | null;
+  active: number;
+  /** The account this SCIM user is, once one has signed in (sub = externalId, else login = userName). */
+  user_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export type ScimUserRow = Selectable<ScimUsersTable>;
 
 export interface UploadsTable {
   id: string;
@@ -579,6 +603,8 @@ export interface Database {
   api_keys: ApiKeysTable;
   orgs: OrgsTable;
   memberships: MembershipsTable;
+  scim_tokens: ScimTokensTable;
+  scim_users: ScimUsersTable;
   repos: ReposTable;
   teams: TeamsTable;
   team_members: TeamMembersTable;

@@ -11,7 +11,7 @@ export const TeamSchema = Type.Object({
   description: Type.String(),
   members: Type.Array(Type.String(), { description: 'User ids.' }),
   source: Type.Union([Type.Literal('local'), Type.Literal('forge'), Type.Literal('idp'), Type.Literal('scim')], {
-    description: 'Where the team comes from. A "forge" team follows the forge: it cannot be changed here (409).',
+    description: 'Where the team comes from: local (made here), forge (synced; it cannot be changed here: 409), idp, scim (provisioned).',
   }),
   ...Timestamps,
 }, { title: 'Team' });

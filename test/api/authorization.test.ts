@@ -32,7 +32,7 @@ type Caller = (typeof CALLERS)[number] | (typeof TEAM_CALLERS)[number];
  * to the whole site (advisory imports, the site's audit log): a key narrowed to some orgs is refused
  * even its administrator's, since these reach every org.
  */
-type Rule = 'signed-in' | 'create-org' | 'read' | 'manage' | 'owner-read' | 'site-admin-write' | 'site-admin-read' | 'triage';
+type Rule = 'signed-in' | 'create-org' | 'read' | 'manage' | 'owner-read' | 'site-admin-write' | 'site-admin-read' | 'triage' | 'manage-session';
 
 const OK = 0; // the endpoint's own success status
 // 404: the org is not visible to the caller (not a member, or the key is narrowed elsewhere).
@@ -49,6 +49,8 @@ const MATRIX: Record<Rule, number[]> = {
   'site-admin-write': [401, 403, 403,  403,  OK,     403,  403, 403,  403,  403, 403,  403,  403, 403,  OK,   403, 403],
   'site-admin-read': [401,  403,     403,   403,  OK,     403,  403, 403,  403,  403, 403,  403,  403, 403,  OK,   OK,  403],
   triage:       [401,  404,     OK,    OK,   OK,     404,  403, 404,  OK,   403, 404,  OK,   403, 404,  OK,   403, 404],
+  // Owners in a browser session only (minting a SCIM token): any API key is refused before the org is looked at.
+  'manage-session': [401, 404,   403,   OK,   OK,     403,  403, 403,  403,  403, 403,  403,  403, 403,  403,  403, 403],
 };
 
 interface Fixture {
@@ -135,6 +137,7 @@ const ENDPOINTS: Endpoint[] = [
   { route: 'GET /orgs/{id}/members', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/members` }) },
   { route: 'GET /orgs/{id}/members/{user_id}', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/orgs/${f.org.id}/members/${f.team.members[0]}` }) },
   { route: 'PUT /orgs/{id}/members/{user_id}', rule: 'manage', ok: 201, request: async (f) => ({ method: 'PUT', url: `/api/v1/orgs/${f.org.id}/members/${await f.fresh.signedInUser()}`, payload: { role: 'member' } }) },
+  { route: 'POST /orgs/{id}/scim-token', rule: 'manage-session', ok: 201, request: async (f) => ({ method: 'POST', url: `/api/v1/orgs/${f.org.id}/scim-token` }) },
   { route: 'DELETE /orgs/{id}/members/{user_id}', rule: 'manage', ok: 204, request: async (f) => ({ method: 'DELETE', url: `/api/v1/orgs/${f.org.id}/members/${await f.fresh.member()}` }) },
   { route: 'GET /repos/{id}/refs', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/refs` }) },
   { route: 'GET /repos/{id}/status?ref=', repo: 'read', rule: 'read', ok: 200, request: async (f) => ({ method: 'GET', url: `/api/v1/repos/${f.repo.id}/status?ref=refs/heads/main` }) },

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadProviders, ProviderConfigError } from '../../src/providers-config.js';
+import { loadOidcProviders, loadProviders, ProviderConfigError } from '../../src/providers-config.js';
 
 const SECRET = 'hunter2-do-not-print';
 const entry = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -112,7 +112,7 @@ describe('loadProviders: errors', () => {
   it('gives the documented message for an unknown type', () => {
     const env = inline(entry(), entry({ id: 'corp', type: 'gitbucket' }));
     expect(configError(env)).toBe(
-      'SERVICE_PROVIDERS[1] (id "corp"): unknown type "gitbucket"; expected one of github, gitlab, gitea, forgejo, bitbucket',
+      'SERVICE_PROVIDERS[1] (id "corp"): unknown type "gitbucket"; expected one of github, gitlab, gitea, forgejo, bitbucket, oidc',
     );
   });
 
@@ -197,5 +197,48 @@ describe('sync credentials on a provider entry', () => {
   it('refuses app fields on GitLab and a token without a webhook secret', () => {
     expect(configError(inline(entry({ type: 'gitlab', app_id: 1, token: 't', webhook_secret: HOOK })))).toContain('only for github');
     expect(configError(inline(entry({ type: 'gitlab', token: 'glpat-secret' })))).toContain('webhook_secret is missing');
+  });
+});
+
+describe('loadOidcProviders', () => {
+  const oidc = (over: Record<string, unknown> = {}) =>
+    ({ id: 'sso', type: 'oidc', name: 'Corp SSO', issuer: 'https://login.example.com/realms/corp', client_id: 'scanyard', client_secret: SECRET, ...over });
+
+  it('reads oidc entries beside forges, with the documented defaults, ids unique across both', () => {
+    const env = inline(entry(), oidc());
+    expect(loadProviders(env).map((p) => p.id)).toEqual(['gh']);
+    expect(loadOidcProviders(env)).toEqual([{
+      id: 'sso', type: 'oidc', name: 'Corp SSO', issuer: 'https://login.example.com/realms/corp', client_id: 'scanyard', client_secret: SECRET,
+      scopes: ['openid', 'profile', 'email'], login_claim: 'preferred_username', name_claim: 'name', email_claim: 'email',
+      groups_claim: 'groups', group_mappings: [], end_session: false,
+    }]);
+    expect(() => loadOidcProviders(inline(entry({ id: 'x' }), oidc({ id: 'x' })))).toThrow('id "x" is already used by SERVICE_PROVIDERS[0]');
+  });
+
+  it('keeps a trailing slash of the issuer (Okta and Entra ID compare it exactly) and reads group mappings', () => {
+    const [p] = loadOidcProviders(inline(oidc({
+      issuer: 'https://login.microsoftonline.com/tenant/v2.0/', groups_claim: 'roles',
+      group_mappings: [{ group: 'sec', org: 'Acme', role: 'owner', team: 'payments' }, { group: 'dev', org: 'Acme', role: 'member' }],
+    })));
+    expect(p!.issuer).toBe('https://login.microsoftonline.com/tenant/v2.0/');
+    expect(p!.group_mappings).toEqual([{ group: 'sec', org: 'Acme', role: 'owner', team: 'payments' }, { group: 'dev', org: 'Acme', role: 'member', team: null }]);
+  });
+
+  it.each([
+    ['a missing issuer', oidc({ issuer: undefined }), 'issuer is missing'],
+    ['a forge field', oidc({ url: 'https://x' }), 'unknown field "url"'],
+    ['a bad role', oidc({ group_mappings: [{ group: 'g', org: 'o', role: 'admin' }] }), 'group_mappings[0].role must be "owner" or "member", got "admin"'],
+    ['a mapping without org', oidc({ group_mappings: [{ group: 'g', role: 'member' }] }), 'group_mappings[0].org is missing'],
+    ['end_session not boolean', oidc({ end_session: 'yes' }), 'end_session must be true or false'],
+  ])('%s is refused with one line that holds no secret', (_, e, expected) => {
+    let message = '';
+    try {
+      loadOidcProviders(inline(e));
+    } catch (err) {
+      expect(err).toBeInstanceOf(ProviderConfigError);
+      message = (err as Error).message;
+    }
+    expect(message).toContain(expected);
+    expect(message).not.toContain(SECRET);
   });
 });

@@ -31,6 +31,7 @@ import * as componentGraph from './0032_component_graph.js';
 import * as forgeLinks from './0033_forge_links.js';
 import * as metrics from './0034_metrics.js';
 import * as forgeVerdicts from './0035_forge_verdicts.js';
+import * as enterpriseIdentity from './0036_enterprise_identity.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   '0033_forge_links': forgeLinks,
   '0034_metrics': metrics,
   '0035_forge_verdicts': forgeVerdicts,
+  '0036_enterprise_identity': enterpriseIdentity,
 };
 
 export const migrationProvider: MigrationProvider = {

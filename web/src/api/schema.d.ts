@@ -138,7 +138,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Start signing in with a forge (redirects to its authorization page) */
+        /** Start signing in with a forge or an OpenID Connect provider (redirects to its authorization page) */
         get: {
             parameters: {
                 query?: {
@@ -235,7 +235,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the session */
+        /** End the session (and, for an OpenID Connect provider with end_session, answer where to sign out at the IdP) */
         post: {
             parameters: {
                 query?: never;
@@ -245,6 +245,18 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The IdP's end_session_endpoint: send the browser there to sign out at the IdP too. */
+                            redirect: string;
+                        };
+                    };
+                };
                 /** @description Done; no content. */
                 204: {
                     headers: {
@@ -2270,7 +2282,7 @@ export interface paths {
                             description: string;
                             /** @description User ids. */
                             members: string[];
-                            /** @description Where the team comes from. A "forge" team follows the forge: it cannot be changed here (409). */
+                            /** @description Where the team comes from: local (made here), forge (synced; it cannot be changed here: 409), idp, scim (provisioned). */
                             source: "local" | "forge" | "idp" | "scim";
                             /** Format: date-time */
                             created_at: string;
@@ -2350,7 +2362,7 @@ export interface paths {
                             description: string;
                             /** @description User ids. */
                             members: string[];
-                            /** @description Where the team comes from. A "forge" team follows the forge: it cannot be changed here (409). */
+                            /** @description Where the team comes from: local (made here), forge (synced; it cannot be changed here: 409), idp, scim (provisioned). */
                             source: "local" | "forge" | "idp" | "scim";
                             /** Format: date-time */
                             created_at: string;
@@ -2462,7 +2474,7 @@ export interface paths {
                             description: string;
                             /** @description User ids. */
                             members: string[];
-                            /** @description Where the team comes from. A "forge" team follows the forge: it cannot be changed here (409). */
+                            /** @description Where the team comes from: local (made here), forge (synced; it cannot be changed here: 409), idp, scim (provisioned). */
                             source: "local" | "forge" | "idp" | "scim";
                             /** Format: date-time */
                             created_at: string;
@@ -2531,7 +2543,7 @@ export interface paths {
                             description: string;
                             /** @description User ids. */
                             members: string[];
-                            /** @description Where the team comes from. A "forge" team follows the forge: it cannot be changed here (409). */
+                            /** @description Where the team comes from: local (made here), forge (synced; it cannot be changed here: 409), idp, scim (provisioned). */
                             source: "local" | "forge" | "idp" | "scim";
                             /** Format: date-time */
                             created_at: string;
@@ -9519,6 +9531,75 @@ export interface paths {
                 };
                 /** @description Conflicts with what is stored (e.g. a duplicate name). */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{id}/scim-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create the SCIM bearer token of an organization (owners); shown once, it replaces the previous one */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The token: give it to the IdP now, it is never shown again. */
+                201: {
+                    headers: {
+                        /** @description The URL of the new resource. */
+                        Location?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            token: string;
+                        };
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Signed in, but not allowed to do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };

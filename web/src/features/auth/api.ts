@@ -33,7 +33,12 @@ export function useLogout() {
   return useMutation({
     mutationFn: async () => (await call(api.POST('/auth/logout'))).data,
     // Off the signed-in screens first, so nothing still shown asks for its data again.
-    onSuccess: async () => {
+    onSuccess: async (answer) => {
+      // Signed in through an OpenID Connect provider with end_session: sign out there too; it sends the browser back to /login.
+      if (answer && 'redirect' in answer) {
+        window.location.assign(answer.redirect);
+        return;
+      }
       await navigate('/login', { replace: true });
       client.clear();
     },
