@@ -9,7 +9,7 @@ const WIRING = '^src/(app|main|services|maintenance)\\.ts$';
 const INGEST = '^src/scans/';
 const FEATURES = '^src/(advisories|analyses|badges|components|findings|gates|results|suppressions|vex|webhooks)/';
 const RESOURCES = '^src/(apikeys|audit|auth|orgs|refs|repos|teams|users)/|^src/policy\\.ts$';
-const BASE = '^src/(db|http|net|jobs|bodies|domain)/|^src/(config|problem|names|version|providers-config|date-time|markup)\\.ts$';
+const BASE = '^src/(db|http|net|jobs|bodies|domain|blobs)/|^src/(config|problem|names|version|providers-config|date-time|markup)\\.ts$';
 
 module.exports = {
   forbidden: [

@@ -10,6 +10,7 @@ import type { ReceivedUpload, UploadContext } from '../bodies/upload-body.js';
 import type { UploadStore } from './upload-store.js';
 import type { SettlementLog, SettlementWatch } from './settled.js';
 import { defaultBranch, requestedRef } from '../domain/ref-name.js';
+import { BlobUnavailableError } from '../blobs/index.js';
 
 export interface ScanServiceDeps {
   uploads: UploadStore;
@@ -58,13 +59,24 @@ export function scanService(deps: ScanServiceDeps) {
       }
       const id = newId();
       deps.onReceived(id, format, received.content);
-      const upload = await uploads.insert({
-        id, repository_id: repo.id, format,
-        size_bytes: received.content.length, sha256: received.sha256, category: context.category ?? '',
-        commit_sha: context.commit_sha?.toLowerCase() ?? null, ref: context.ref || null,
-        ref_kind: ref.kind, ref_name: ref.name, base_ref: ref.kind === 'pull_request' ? base.name : null,
-        created_by: actor.user.id, api_key_id: actor.key?.id ?? null,
-      }, received.content, received.gzip);
+      let upload: UploadRow;
+      try {
+        upload = await uploads.insert({
+          id, repository_id: repo.id, format,
+          size_bytes: received.content.length, sha256: received.sha256, category: context.category ?? '',
+          commit_sha: context.commit_sha?.toLowerCase() ?? null, ref: context.ref || null,
+          ref_kind: ref.kind, ref_name: ref.name, base_ref: ref.kind === 'pull_request' ? base.name : null,
+          created_by: actor.user.id, api_key_id: actor.key?.id ?? null,
+        }, received.content, received.gzip);
+      } catch (error) {
+        // Nothing was recorded: the pipeline sends it again later (Retry-After), and loses nothing.
+        if (error instanceof BlobUnavailableError) {
+          const problem = new HttpProblem(503, 'The object store that keeps uploads could not be reached; nothing was stored. Send the upload again later.', { headers: { 'retry-after': '30' } });
+          problem.cause = error;
+          throw problem;
+        }
+        throw error;
+      }
       deps.onAccepted(format);
       return upload;
     },

@@ -26,6 +26,7 @@ import * as advisoryListIndexes from './0027_advisory_list_indexes.js';
 import * as refComponentsUnchecked from './0028_ref_components_unchecked.js';
 import * as uploadIntroduced from './0029_upload_introduced.js';
 import * as teamRepositories from './0030_team_repositories.js';
+import * as uploadContentsBlob from './0037_upload_contents_blob.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '0028_ref_components_unchecked': refComponentsUnchecked,
   '0029_upload_introduced': uploadIntroduced,
   '0030_team_repositories': teamRepositories,
+  '0037_upload_contents_blob': uploadContentsBlob,
 };
 
 export const migrationProvider: MigrationProvider = {
