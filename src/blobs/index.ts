@@ -1,4 +1,4 @@
-import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, NoSuchKey, NotFound, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { BlobConfig } from '../config.js';
 
@@ -26,6 +26,8 @@ export interface BlobStore {
   get(url: string): Promise<Buffer>;
   /** Deletes the objects; one already gone is not an error. */
   delete(urls: readonly string[]): Promise<void>;
+  /** Makes the bucket when it does not exist yet (`migrate` does, once); true when it made it. */
+  ensureBucket(): Promise<boolean>;
   close(): void;
 }
 
@@ -90,6 +92,17 @@ export function openBlobStore(config: BlobConfig): BlobStore {
           }
         }
       }
+    },
+
+    async ensureBucket() {
+      try {
+        await client.send(new HeadBucketCommand({ Bucket: config.bucket }));
+        return false;
+      } catch (error) {
+        if (!(error instanceof NotFound) && (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 404) throw error;
+      }
+      await client.send(new CreateBucketCommand({ Bucket: config.bucket }));
+      return true;
     },
 
     close: () => client.destroy(),

@@ -7,6 +7,7 @@ import { DB_KINDS } from '../support/db.js';
 import { sarifLog } from '../support/sarif.js';
 import { startObjectStore, type TestObjectStore } from '../support/s3.js';
 import { runMaintenance } from '../../src/maintenance.js';
+import { openBlobStore } from '../../src/blobs/index.js';
 
 const MiB = 1024 * 1024;
 
@@ -144,5 +145,21 @@ describe.each(DB_KINDS)('raw uploads in object storage on %s', (kind) => {
     expect(await upload(id)).toMatchObject({ status: 'complete', counts: { new: 1 } });
     const findings = (await t.request({ url: `/api/v1/repos/${repoId}/findings`, headers: { cookie } })).json();
     expect(findings.map((f: { rule_id: string }) => f.rule_id)).toContain('kept-result');
+  });
+});
+
+describe('the migrate step and the bucket', () => {
+  it('makes the bucket when it is missing, and leaves an existing one alone', async () => {
+    const store = await startObjectStore('existing');
+    const blobs = openBlobStore({ bucket: 'made-by-migrate', prefix: '', endpoint: store.endpoint, region: 'us-east-1' });
+    try {
+      expect(await blobs.ensureBucket()).toBe(true);
+      expect(await blobs.ensureBucket()).toBe(false);
+      await blobs.put(blobs.urlFor('u1'), Buffer.from('x'), 'application/gzip');
+      expect((await blobs.get('s3://made-by-migrate/uploads/u1')).toString()).toBe('x');
+    } finally {
+      blobs.close();
+      await store.close();
+    }
   });
 });
