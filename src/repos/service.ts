@@ -8,7 +8,7 @@ import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
 import type { OrgAction, Policy } from '../policy.js';
 import { nameKey } from '../orgs/names.js';
-import type { RepoStore, RepoWithRole, RepoWithScan } from './store.js';
+import type { RepoSort, RepoStore, RepoWithRole, RepoWithScan } from './store.js';
 import { requestedRef } from '../domain/ref-name.js';
 
 export interface NewRepo {
@@ -57,9 +57,9 @@ export function repoService(repos: RepoStore, policy: Policy, audit: AuditStore)
       return repo;
     },
 
-    async list(actor: Actor, orgId: string, q: string, page: Page) {
+    async list(actor: Actor, orgId: string, q: string, page: Page, sort: RepoSort = 'created') {
       await policy.require(actor, 'repo.read', { orgId, what: ORG });
-      return repos.page(orgId, q, page);
+      return repos.page(orgId, q, page, sort);
     },
 
     async create(actor: Actor, orgId: string, input: NewRepo, ip: string): Promise<RepoRow> {
