@@ -57,6 +57,10 @@ const ajv = new Ajv2019({ strict: false, allErrors: true });
 addFormats(ajv);
 // Compose's `duration` is Go's (`1m30s`, `500ms`: the compose specification, "Specifying
 // durations"), not ISO 8601's, which ajv-formats checks under the same name.
+// Formats the specification names for tools, not for validation.
+ajv.addFormat('ports', true);
+ajv.addFormat('subnet_ip_address', true);
+ajv.addFormat('expose', true);
 ajv.addFormat('duration', /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/);
 const validate = ajv.compile(schema);
 const compose = parse(readFileSync(composeFile, 'utf8'), { merge: true });
