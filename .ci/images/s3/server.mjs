@@ -1,7 +1,9 @@
 // s3rver on 0.0.0.0:9000 over the folder given last (`server /data`), answering to the credentials
 // MinIO would take from MINIO_ROOT_USER and MINIO_ROOT_PASSWORD.
-const S3rver = require('/opt/s3/node_modules/s3rver');
-const { DUMMY_ACCOUNT } = require('/opt/s3/node_modules/s3rver/lib/models/account');
+import S3rver from '/opt/s3/node_modules/s3rver/lib/s3rver.js';
+import account from '/opt/s3/node_modules/s3rver/lib/models/account.js';
+
+const { DUMMY_ACCOUNT } = account;
 
 const directory = process.argv.at(-1);
 if (process.env.MINIO_ROOT_USER && process.env.MINIO_ROOT_PASSWORD) {
