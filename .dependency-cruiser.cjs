@@ -9,7 +9,7 @@ const WIRING = '^src/(app|main|services|maintenance)\\.ts$';
 const INGEST = '^src/scans/';
 const FEATURES = '^src/(advisories|analyses|badges|ci-identity|components|findings|forge|gates|metrics|remediation|results|suppressions|verdicts|vex|webhooks)/';
 const RESOURCES = '^src/(apikeys|audit|auth|orgs|refs|repos|scim|teams|users)/|^src/policy(-store)?\\.ts$';
-const BASE = '^src/(db|http|net|jobs|bodies|domain)/|^src/(config|problem|names|version|providers-config|ci-issuers-config|date-time|markup)\\.ts$';
+const BASE = '^src/(db|http|net|jobs|bodies|domain|blobs)/|^src/(config|problem|names|version|providers-config|ci-issuers-config|date-time|markup)\\.ts$';
 
 module.exports = {
   forbidden: [

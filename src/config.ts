@@ -65,6 +65,18 @@ export interface Config {
   forgeSyncMs: number;
   /** Lets forge sync reach loopback and private addresses (an internal forge, the test emulator). */
   forgeAllowPrivate: boolean;
+  /** Where raw upload bytes are kept instead of the database (SERVICE_BLOB_URL); null: the database. */
+  blob: BlobConfig | null;
+}
+
+/** An S3 bucket (or an S3-compatible store at `endpoint`, addressed path-style) for raw upload bytes. */
+export interface BlobConfig {
+  bucket: string;
+  /** Keys start with this (no leading or trailing slash; may be empty). */
+  prefix: string;
+  endpoint: string | null;
+  /** AWS_REGION when set; us-east-1 for an endpoint of its own; else the SDK's chain decides. */
+  region: string | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -118,7 +130,42 @@ export function loadConfig(env: Env = process.env): Config {
     ...ciIssuersFrom(env, port),
     forgeSyncMs: minutes(env, 'SERVICE_FORGE_SYNC_MINUTES', 60),
     forgeAllowPrivate: boolean(env, 'SERVICE_FORGE_ALLOW_PRIVATE', false),
+    blob: blobConfig(env),
   };
+}
+
+/**
+ * SERVICE_BLOB_URL `s3://bucket/prefix` and SERVICE_BLOB_ENDPOINT. Credentials are not settings of
+ * ours: the AWS SDK's chain finds them (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, an
+ * instance or pod role), so they are never in our configuration or logs.
+ */
+function blobConfig(env: Env): BlobConfig | null {
+  const raw = env.SERVICE_BLOB_URL;
+  const endpointRaw = env.SERVICE_BLOB_ENDPOINT || null;
+  if (!raw) {
+    if (endpointRaw) throw new ConfigError('SERVICE_BLOB_ENDPOINT is set without SERVICE_BLOB_URL (s3://bucket/prefix)');
+    return null;
+  }
+  const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(raw);
+  // S3's bucket naming rules: 3-63 lower-case letters, digits, dots and hyphens, starting and ending with a letter or digit.
+  if (!match || !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(match[1]!)) {
+    throw new ConfigError('SERVICE_BLOB_URL must be s3://bucket or s3://bucket/prefix, with a valid S3 bucket name');
+  }
+  const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
+  let endpoint: string | null = null;
+  if (endpointRaw) {
+    let url: URL;
+    try {
+      url = new URL(endpointRaw);
+    } catch {
+      throw new ConfigError('SERVICE_BLOB_ENDPOINT is not a URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('SERVICE_BLOB_ENDPOINT must be an http or https URL');
+    if (url.username || url.password) throw new ConfigError('SERVICE_BLOB_ENDPOINT must not carry a user name or password (the AWS SDK\'s credentials are used)');
+    endpoint = url.href.replace(/\/$/, '');
+  }
+  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || (endpoint ? 'us-east-1' : null);
+  return { bucket: match[1]!, prefix, endpoint, region };
 }
 
 /** Comma-separated http(s) URLs without credentials in them (they would show in the sources list). */

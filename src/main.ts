@@ -10,6 +10,7 @@ import { importPath } from './advisories/import-path.js';
 import { advisorySyncOptions, advisoryZipLimits } from './services.js';
 import { startAdvisorySync } from './advisories/sync.js';
 import { runsIngestThread } from './scans/index.js';
+import { openBlobStore } from './blobs/index.js';
 
 const COMMANDS = ['serve', 'worker', 'migrate', 'advisories'] as const;
 type Command = (typeof COMMANDS)[number];
@@ -34,6 +35,17 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command === 'migrate') {
     log.info('migrations applied');
+    if (config.blob) {
+      // The one-off step of a deployment also makes the bucket raw uploads go to, if it is missing.
+      const blobs = openBlobStore(config.blob);
+      try {
+        if (await blobs.ensureBucket()) log.info({ bucket: config.blob.bucket }, 'object store bucket created');
+      } catch (error) {
+        fail(`cannot reach the object store bucket ${config.blob.bucket}: ${(error as Error).message}`);
+      } finally {
+        blobs.close();
+      }
+    }
     await db.close();
     return;
   }

@@ -194,6 +194,8 @@ export interface UploadContentsTable {
   content: Buffer;
   /** 'gzip': as the upload arrived, or compressed on PostgreSQL; null: the document itself. */
   encoding: 'gzip' | null;
+  /** `s3://bucket/key` when the bytes are in object storage (SERVICE_BLOB_URL; `content` is then empty). */
+  blob_url: string | null;
 }
 
 /** Kept per analysis as uploads complete, and summed per repository, so that no read counts findings. */

@@ -8,6 +8,8 @@ import { DATE_TIME_FORMAT, DATE_TIME_RULE } from '../date-time.js';
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | HttpProblem, request, reply) => {
     if (error instanceof HttpProblem) {
+      // An outage answered with a problem of its own (503): what failed underneath goes to the log only.
+      if (error.status >= 500 && error.cause) request.log.error({ err: error.cause ?? error }, error.detail);
       for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
       return sendProblem(reply, error.status, error.detail, error.extra.errors, error.extra.reason);
     }

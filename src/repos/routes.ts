@@ -12,8 +12,8 @@ const tags = ['repositories'];
 export const repoRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const repos = services.repoService;
 
-  app.get('/orgs/:org_id/repos', listRoute({ tags, summary: 'List the repositories of an organization', params: OrgIdParams, querystring: RepoListQuery }, RepoSchema, 'The repositories, oldest first.', 404),
-    (request, reply) => replyPage(request, reply, (page) => repos.list(request.actor!, request.params.org_id, request.query.q ?? '', page), presentRepo));
+  app.get('/orgs/:org_id/repos', listRoute({ tags, summary: 'List the repositories of an organization', params: OrgIdParams, querystring: RepoListQuery }, RepoSchema, 'The repositories, oldest first (or as `sort` says).', 404),
+    (request, reply) => replyPage(request, reply, (page) => repos.list(request.actor!, request.params.org_id, request.query.q ?? '', page, request.query.sort), presentRepo));
 
   app.post('/orgs/:org_id/repos', createRoute({ tags, summary: 'Add a repository to an organization (owners)', params: OrgIdParams, body: CreateRepoBody }, RepoSchema, 404),
     async (request, reply) => {

@@ -51,6 +51,9 @@ export const CreateRepoBody = Type.Object({
 export const RepoListQuery = Type.Object({
   ...PageQuery.properties,
   q: Type.Optional(Type.String({ maxLength: 100, description: 'Only repositories whose name contains this, ignoring case.' })),
+  sort: Type.Optional(Type.Union([Type.Literal('created'), Type.Literal('critical')], {
+    description: '`created` (the default): oldest first. `critical`: most open critical findings on the default branch first, then most high, then by name.',
+  })),
 });
 
 export const RepoLookupQuery = Type.Object({

@@ -8,7 +8,7 @@ import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
 import type { OrgAction, Policy } from '../policy.js';
 import { nameKey } from '../orgs/names.js';
-import type { RepoRoles, RepoStore, RepoWithScan } from './store.js';
+import type { RepoRoles, RepoSort, RepoStore, RepoWithScan } from './store.js';
 import { requestedRef } from '../domain/ref-name.js';
 
 export interface NewRepo {
@@ -62,10 +62,10 @@ export function repoService(repos: RepoStore, policy: Policy, audit: AuditStore)
       return repo;
     },
 
-    /** The org's repositories the actor may read (policy.repoReader: all, or filtered by their roles). */
-    async list(actor: Actor, orgId: string, q: string, page: Page) {
+    /** The org's repositories the actor may read (policy.repoReader: all, or filtered by their roles), oldest first or by open criticals. */
+    async list(actor: Actor, orgId: string, q: string, page: Page, sort: RepoSort = 'created') {
       await policy.require(actor, 'org.read', { orgId, what: ORG });
-      return repos.page(orgId, policy.repoReader(actor), q, page);
+      return repos.page(orgId, policy.repoReader(actor), q, page, sort);
     },
 
     async create(actor: Actor, orgId: string, input: NewRepo, ip: string): Promise<RepoRow> {

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { BaseRole, Database, OrgRole, RepoRole, RepoRow, RepoStatusRow } from '../db/schema.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
 import { containsIgnoringCase } from '../db/like.js';
@@ -72,15 +72,23 @@ export function repoStore(db: Kysely<Database>) {
         .executeTakeFirst();
     },
 
-    /** `readerId`: only the repositories that user may read (null: all, for a site administrator). */
-    page(orgId: string, readerId: string | null, q: string, page: Page): Promise<Paged<RepoWithScan>> {
+    /**
+     * `readerId`: only the repositories that user may read (null: all, for a site administrator).
+     * `critical`: most open critical findings first (then high), by name among equals; else oldest first.
+     */
+    page(orgId: string, readerId: string | null, q: string, page: Page, sort: RepoSort = 'created'): Promise<Paged<RepoWithScan>> {
       // Counted without repo_status: the left join adds no rows, but SQLite still looked up every
       // repository's status to count an org of 10,000 (7 ms of each page's 8).
       let filtered = db.selectFrom('repos').where('repos.org_id', '=', orgId);
       if (readerId !== null) filtered = filtered.where(readableBy(readerId));
       if (q) filtered = filtered.where(containsIgnoringCase(dialect, 'repos.name_key', q));
-      return paginate(filtered, page, (query) => query.leftJoin('repo_status', 'repo_status.repository_id', 'repos.id')
-        .selectAll('repos').select(SCAN_COLUMNS).orderBy('repos.created_at').orderBy('repos.id'));
+      return paginate(filtered, page, (query) => {
+        const rows = query.leftJoin('repo_status', 'repo_status.repository_id', 'repos.id').selectAll('repos').select(SCAN_COLUMNS);
+        return sort === 'critical'
+          ? rows.orderBy(sql`coalesce(repo_status.open_critical, 0)`, 'desc').orderBy(sql`coalesce(repo_status.open_high, 0)`, 'desc')
+            .orderBy('repos.name_key').orderBy('repos.id')
+          : rows.orderBy('repos.created_at').orderBy('repos.id');
+      });
     },
 
     async delete(id: string): Promise<boolean> {
@@ -90,3 +98,4 @@ export function repoStore(db: Kysely<Database>) {
   };
 }
 export type RepoStore = ReturnType<typeof repoStore>;
+export type RepoSort = 'created' | 'critical';

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { DatabaseConfig, Db } from '../db/index.js';
 import { uploadStore } from './upload-store.js';
+import { openBlobStore } from '../blobs/index.js';
 import { HandedOver } from './handed-over.js';
 import { DocumentMemory } from '../bodies/document-memory.js';
 import { scanService } from './service.js';
@@ -31,7 +32,8 @@ export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRe
   const documents = new DocumentMemory(handOverBytes);
   // Read by workers in this process (an in-memory database); the ingest thread keeps its own.
   const handedOver = new HandedOver(handOverBytes, (_uploadId, content) => documents.release(content.buffer as SharedArrayBuffer));
-  const uploads = uploadStore(db.kysely, db.dialect, handedOver);
+  const blobs = config.blob ? openBlobStore(config.blob) : null;
+  const uploads = uploadStore(db.kysely, db.dialect, handedOver, blobs);
   const refs = refStore(db.kysely);
   const options: WorkerOptions = { leaseMs: config.uploadLeaseMs, pollMs: POLL_MS, maxAttempts: MAX_ATTEMPTS };
   let pool: WorkerPool | null = null;
@@ -64,7 +66,7 @@ export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRe
             handedOver.put(uploadId, content);
           },
         }
-        : startIngestThread({ database: config.database, count, options, logLevel: log.level ?? 'silent', handOverBytes }, events, log, documents);
+        : startIngestThread({ database: config.database, blob: config.blob, count, options, logLevel: log.level ?? 'silent', handOverBytes }, events, log, documents);
     },
 
     async stopWorkers(): Promise<void> {

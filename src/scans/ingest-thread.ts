@@ -3,6 +3,7 @@ import pino from 'pino';
 import { openDatabase } from '../db/index.js';
 import { LARGE_UPLOAD_BYTES, uploadStore } from './upload-store.js';
 import { HandedOver } from './handed-over.js';
+import { openBlobStore } from '../blobs/index.js';
 import { EarlyParse, startWorkers, type IngestThreadCommand, type IngestThreadData, type IngestThreadEvent } from './worker.js';
 
 /**
@@ -23,7 +24,7 @@ const handedOver = new HandedOver(data.handOverBytes, (uploadId) => post({ type:
 const early = new EarlyParse(LARGE_UPLOAD_BYTES);
 const pool = startWorkers({
   db,
-  uploads: uploadStore(db.kysely, db.dialect, handedOver),
+  uploads: uploadStore(db.kysely, db.dialect, handedOver, data.blob ? openBlobStore(data.blob) : null),
   parsedEarly: (uploadId) => early.take(uploadId),
   log,
   events: {

@@ -11,6 +11,7 @@ import type { UploadStore } from './upload-store.js';
 import type { SettlementLog, SettlementWatch } from './settled.js';
 import { defaultBranch, requestedRef, sameRef, type RefName } from '../domain/ref-name.js';
 import type { CiGrant } from '../domain/actor.js';
+import { BlobUnavailableError } from '../blobs/index.js';
 
 export interface ScanServiceDeps {
   uploads: UploadStore;
@@ -66,15 +67,26 @@ export function scanService(deps: ScanServiceDeps) {
       }
       const id = newId();
       deps.onReceived(id, format, received.content);
-      const upload = await uploads.insert({
-        id, repository_id: repo.id, format,
-        size_bytes: received.content.length, sha256: received.sha256, category: context.category ?? '',
-        commit_sha: context.commit_sha?.toLowerCase() ?? null, ref: context.ref || null,
-        head_sha: context.head_sha?.toLowerCase() || null, base_sha: context.base_sha?.toLowerCase() || null,
-        ref_kind: ref.kind, ref_name: ref.name, base_ref: ref.kind === 'pull_request' ? base.name : null,
-        // A CI token is nobody's account: the upload names the token instead.
-        created_by: actor.ci ? null : actor.user.id, api_key_id: actor.ci ? null : actor.key?.id ?? null, ci_token_id: actor.ci?.tokenId ?? null,
-      }, received.content, received.gzip);
+      let upload: UploadRow;
+      try {
+        upload = await uploads.insert({
+          id, repository_id: repo.id, format,
+          size_bytes: received.content.length, sha256: received.sha256, category: context.category ?? '',
+          commit_sha: context.commit_sha?.toLowerCase() ?? null, ref: context.ref || null,
+          head_sha: context.head_sha?.toLowerCase() || null, base_sha: context.base_sha?.toLowerCase() || null,
+          ref_kind: ref.kind, ref_name: ref.name, base_ref: ref.kind === 'pull_request' ? base.name : null,
+          // A CI token is nobody's account: the upload names the token instead.
+          created_by: actor.ci ? null : actor.user.id, api_key_id: actor.ci ? null : actor.key?.id ?? null, ci_token_id: actor.ci?.tokenId ?? null,
+        }, received.content, received.gzip);
+      } catch (error) {
+        // Nothing was recorded: the pipeline sends it again later (Retry-After), and loses nothing.
+        if (error instanceof BlobUnavailableError) {
+          const problem = new HttpProblem(503, 'The object store that keeps uploads could not be reached; nothing was stored. Send the upload again later.', { headers: { 'retry-after': '30' } });
+          problem.cause = error;
+          throw problem;
+        }
+        throw error;
+      }
       deps.onAccepted(format);
       return upload;
     },

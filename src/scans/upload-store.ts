@@ -9,9 +9,13 @@ import { refreshRefState } from '../results/status-store.js';
 import { publishAccepted, publishCommitted } from './committed.js';
 import { REMATCH_FORMAT } from '../domain/rematch.js';
 import type { HandedOver } from './handed-over.js';
+import type { BlobStore } from '../blobs/index.js';
 
 const gunzipAsync = promisify(gunzip);
 const gzipAsync = promisify(gzip);
+
+/** Retention deletes this many objects (and their rows) at a time. */
+const PRUNE_BATCH = 1000;
 
 /** From this size on, work on an upload's bytes is kept off the event loop. */
 export const LARGE_UPLOAD_BYTES = 1024 * 1024;
@@ -30,15 +34,41 @@ export interface ClaimedUpload {
 /**
  * `handedOver`: where this instance's workers find the documents the instance accepted (the ingest
  * thread's store has one; a store without workers beside it has none and reads the database).
+ * `blobs`: the object store raw bytes go to instead of `upload_contents.content` (SERVICE_BLOB_URL).
  */
-export function uploadStore(db: Kysely<Database>, dialect: Dialect, handedOver?: HandedOver) {
+export function uploadStore(db: Kysely<Database>, dialect: Dialect, handedOver?: HandedOver, blobs: BlobStore | null = null) {
   /** The document, inflated when it was kept as gzip. */
   async function storedContent(uploadId: string): Promise<Pick<ClaimedUpload, 'content' | 'release'>> {
     const handed = handedOver?.take(uploadId);
     if (handed) return handed;
-    const row = await db.selectFrom('upload_contents').select(['content', 'encoding']).where('upload_id', '=', uploadId).executeTakeFirst();
-    const content = !row ? Buffer.alloc(0) : row.encoding === 'gzip' ? await gunzipAsync(row.content) : row.content;
+    const row = await db.selectFrom('upload_contents').select(['content', 'encoding', 'blob_url']).where('upload_id', '=', uploadId).executeTakeFirst();
+    let stored = row?.content ?? Buffer.alloc(0);
+    if (row?.blob_url) {
+      if (!blobs) throw new Error(`The upload's bytes are in object storage (${row.blob_url}), but SERVICE_BLOB_URL is not set.`);
+      stored = await blobs.get(row.blob_url);
+    }
+    const content = row?.encoding === 'gzip' ? await gunzipAsync(stored) : stored;
     return { content, release: () => undefined };
+  }
+
+  /**
+   * Objects first, then their rows, a batch at a time: a store that fails midway leaves the rows,
+   * and the next round deletes the objects again (deleting one already gone is no error).
+   */
+  async function pruneObjects(olderThan: string): Promise<number> {
+    let pruned = 0;
+    for (;;) {
+      const rows = await db.selectFrom('upload_contents').innerJoin('uploads', 'uploads.id', 'upload_contents.upload_id')
+        .select(['upload_contents.upload_id', 'upload_contents.blob_url'])
+        .where('upload_contents.blob_url', 'is not', null)
+        .where('uploads.status', '=', 'complete').where('uploads.completed_at', '<', olderThan)
+        .limit(PRUNE_BATCH).execute();
+      if (rows.length === 0) return pruned;
+      await blobs!.delete(rows.map((r) => r.blob_url!));
+      await db.deleteFrom('upload_contents').where('upload_id', 'in', rows.map((r) => r.upload_id)).execute();
+      pruned += rows.length;
+      if (rows.length < PRUNE_BATCH) return pruned;
+    }
   }
 
   return {
@@ -50,19 +80,32 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, handedOver?:
      * event loop, held it for 0.19 s (0.01 s compressed). A small document on SQLite is kept as it
      * is: storing it costs less than the trip to the thread pool and back. `sha256` is the document's,
      * worked out as it arrived (DocumentBuffer).
+     *
+     * With an object store, the gzip goes there first, complete, and only then is the upload
+     * recorded: a store that fails throws BlobUnavailableError and nothing is recorded; a record that
+     * fails leaves an object nobody points at, deleted here when the store still answers.
      */
     async insert(upload: NewUpload & Pick<UploadRow, 'sha256'>, content: Buffer, arrivedAs: Buffer | null = null): Promise<UploadRow> {
-      const compress = dialect === 'postgres' || content.length >= LARGE_UPLOAD_BYTES;
+      const compress = blobs !== null || dialect === 'postgres' || content.length >= LARGE_UPLOAD_BYTES;
       const gzip = arrivedAs ?? (compress ? await gzipAsync(content, { level: 1 }) : null);
-      return db.transaction().execute(async (trx) => {
-        const row = await trx.insertInto('uploads')
-          .values({ ...upload, status: 'pending', created_at: now() })
-          .returningAll().executeTakeFirstOrThrow();
-        await trx.insertInto('upload_contents').values({ upload_id: upload.id, content: gzip ?? content, encoding: gzip ? 'gzip' : null }).execute();
-        await refreshRefState(trx, row, { lastUploadAt: row.created_at });
-        await publishAccepted(trx, row);
-        return row;
-      });
+      const blobUrl = blobs ? blobs.urlFor(upload.id) : null;
+      if (blobs && blobUrl) await blobs.put(blobUrl, gzip!, 'application/gzip');
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const row = await trx.insertInto('uploads')
+            .values({ ...upload, status: 'pending', created_at: now() })
+            .returningAll().executeTakeFirstOrThrow();
+          await trx.insertInto('upload_contents').values({
+            upload_id: upload.id, content: blobUrl ? Buffer.alloc(0) : gzip ?? content, encoding: gzip ? 'gzip' : null, blob_url: blobUrl,
+          }).execute();
+          await refreshRefState(trx, row, { lastUploadAt: row.created_at });
+          await publishAccepted(trx, row);
+          return row;
+        });
+      } catch (error) {
+        if (blobs && blobUrl) await blobs.delete([blobUrl]).catch(() => undefined);
+        throw error;
+      }
     },
 
     byId(id: string): Promise<UploadRow | undefined> {
@@ -98,7 +141,16 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, handedOver?:
         return upload;
       });
       if (!claimed) return undefined;
-      return { upload: claimed, ...(await storedContent(claimed.id)) };
+      try {
+        return { upload: claimed, ...(await storedContent(claimed.id)) };
+      } catch (error) {
+        // The bytes could not be read (the object store is out): the claim is given back as it was,
+        // not counted as an attempt, so an outage never uses up an upload's attempts.
+        await db.updateTable('uploads').set({ status: 'pending', lease_until: null, attempts: sql<number>`attempts - 1` })
+          .where('id', '=', claimed.id).where('status', '=', 'processing').where('attempts', '=', claimed.attempts)
+          .execute();
+        throw error;
+      }
     },
 
     /** Keeps a long job's claim alive; false when the claim was lost to another worker. */
@@ -140,10 +192,11 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, handedOver?:
      */
     async pruneContents(olderThan: string): Promise<number> {
       const result = await db.deleteFrom('upload_contents')
+        .where('blob_url', 'is', null)
         .where((eb) => eb.exists(eb.selectFrom('uploads').select('uploads.id').whereRef('uploads.id', '=', 'upload_contents.upload_id')
           .where('uploads.status', '=', 'complete').where('uploads.completed_at', '<', olderThan)))
         .executeTakeFirst();
-      return Number(result.numDeletedRows);
+      return Number(result.numDeletedRows) + (blobs ? await pruneObjects(olderThan) : 0);
     },
   };
 }

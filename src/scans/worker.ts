@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DatabaseConfig, Db } from '../db/index.js';
+import type { BlobConfig } from '../config.js';
 import { isDataError } from '../db/errors.js';
 import { detectFormat, DetectError } from './detect.js';
 import { parseScan } from './parsers/index.js';
@@ -45,6 +46,8 @@ export interface WorkerPool extends Loops {
 /** What the ingest thread is started with. */
 export interface IngestThreadData {
   database: DatabaseConfig;
+  /** The object store raw bytes are kept in, if any (the thread opens its own client). */
+  blob: BlobConfig | null;
   count: number;
   options: WorkerOptions;
   logLevel: string;

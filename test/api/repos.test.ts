@@ -130,3 +130,35 @@ describe.each(DB_KINDS)('repositories on %s', (kind) => {
     await expect(visibleRepo(await actorOf('sam'), 'missing')).rejects.toMatchObject({ status: 404, detail: 'The repository was not found.' });
   });
 });
+
+describe.each(DB_KINDS)('an organisation\'s repositories by open criticals on %s', (kind) => {
+  let t: TestApp;
+  afterAll(() => t?.close());
+
+  it('lists the repositories with the most open critical findings first (then high, then by name) with ?sort=critical', async () => {
+    t = await createTestApp(kind);
+    const api = orgClient(t);
+    const owner = await t.user('olga');
+    const org = await api.createOrg(owner.cookie, 'Portfolio');
+    const key = await t.apiKey(owner.cookie, { scopes: ['upload'] });
+    // The generic findings document (scanyard-findings/1, its schema in the OpenAPI document).
+    const findings = (severities: string[]) => JSON.stringify({
+      schema: 'scanyard-findings/1', tool: { name: 'audit' },
+      findings: severities.map((severity, i) => ({ rule_id: `rule-${i}`, message: 'found', severity })),
+    });
+    const repos: Record<string, string> = {};
+    for (const [name, severities] of Object.entries({ clean: [], 'one-critical': ['critical', 'low'], 'two-critical': ['critical', 'critical'], 'high-only': ['high'], 'one-critical-high': ['critical', 'high'] })) {
+      repos[name] = (await api.createRepo(owner.cookie, org.id, { name })).id;
+      const res = await t.request({ method: 'POST', url: `/api/v1/repos/${repos[name]}/upload`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: findings(severities) });
+      expect(res.statusCode, res.body).toBe(202);
+    }
+    await t.drain();
+    const names = async (query: string) => (await api.call(owner.cookie, 'GET', `/api/v1/orgs/${org.id}/repos${query}`)).json<Repo[]>().map((r) => r.name);
+    expect(await names('?sort=critical')).toEqual(['two-critical', 'one-critical-high', 'one-critical', 'high-only', 'clean']);
+    expect(await names('?sort=critical&per_page=2&page=2')).toEqual(['one-critical', 'high-only']);
+    expect(await names('')).toEqual(['clean', 'one-critical', 'two-critical', 'high-only', 'one-critical-high']);
+    const bad = await api.call(owner.cookie, 'GET', `/api/v1/orgs/${org.id}/repos?sort=severity`);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+});

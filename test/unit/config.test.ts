@@ -16,6 +16,12 @@ describe('configuration', () => {
       .toEqual(['https://a.example/npm/all.zip', 'https://b.example/x.json']);
   });
 
+  it('keeps raw uploads in the database unless SERVICE_BLOB_URL names a bucket', () => {
+    expect(loadConfig({}).blob).toBeNull();
+    expect(loadConfig({ SERVICE_BLOB_URL: 's3://scans/raw/', AWS_REGION: 'eu-west-1' }).blob).toEqual({ bucket: 'scans', prefix: 'raw', endpoint: null, region: 'eu-west-1' });
+    expect(loadConfig({ SERVICE_BLOB_URL: 's3://scans', SERVICE_BLOB_ENDPOINT: 'http://minio:9000/' }).blob).toEqual({ bucket: 'scans', prefix: '', endpoint: 'http://minio:9000', region: 'us-east-1' });
+  });
+
   it('runs housekeeping hourly unless SERVICE_MAINTENANCE_SECONDS says otherwise', () => {
     expect(loadConfig({}).maintenanceMs).toBe(3600_000);
     expect(loadConfig({ SERVICE_MAINTENANCE_SECONDS: '1' }).maintenanceMs).toBe(1000);
@@ -45,6 +51,11 @@ describe('configuration', () => {
     [{ SERVICE_ADVISORY_SOURCES: 'all.zip' }, 'SERVICE_ADVISORY_SOURCES: "all.zip" is not a URL'],
     [{ SERVICE_ADVISORY_SYNC_HOURS: '0' }, 'SERVICE_ADVISORY_SYNC_HOURS must be between 1 and 8760 (got 0)'],
     [{ SERVICE_WEBHOOK_LEASE_SECONDS: '1' }, 'SERVICE_WEBHOOK_LEASE_SECONDS must be between 2 and 3600'],
+    [{ SERVICE_BLOB_URL: 'https://bucket.s3.amazonaws.com/raw' }, 'SERVICE_BLOB_URL must be s3://bucket or s3://bucket/prefix'],
+    [{ SERVICE_BLOB_URL: 's3://Not_A_Bucket/raw' }, 'SERVICE_BLOB_URL must be s3://bucket or s3://bucket/prefix'],
+    [{ SERVICE_BLOB_ENDPOINT: 'http://minio:9000' }, 'SERVICE_BLOB_ENDPOINT is set without SERVICE_BLOB_URL'],
+    [{ SERVICE_BLOB_URL: 's3://raw', SERVICE_BLOB_ENDPOINT: 'minio:9000' }, 'SERVICE_BLOB_ENDPOINT must be an http or https URL'],
+    [{ SERVICE_BLOB_URL: 's3://raw', SERVICE_BLOB_ENDPOINT: 'http://key:secret@minio:9000' }, 'SERVICE_BLOB_ENDPOINT must not carry a user name or password'],
     [{ SERVICE_PROVIDERS: '[{"id":"x","type":"gitbucket"}]' }, 'SERVICE_PROVIDERS[0]'],
   ])('stops on %j with a clear message', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

@@ -32,6 +32,7 @@ import * as forgeLinks from './0033_forge_links.js';
 import * as metrics from './0034_metrics.js';
 import * as forgeVerdicts from './0035_forge_verdicts.js';
 import * as enterpriseIdentity from './0036_enterprise_identity.js';
+import * as uploadContentsBlob from './0037_upload_contents_blob.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -68,6 +69,7 @@ const migrations: Record<string, Migration> = {
   '0034_metrics': metrics,
   '0035_forge_verdicts': forgeVerdicts,
   '0036_enterprise_identity': enterpriseIdentity,
+  '0037_upload_contents_blob': uploadContentsBlob,
 };
 
 export const migrationProvider: MigrationProvider = {

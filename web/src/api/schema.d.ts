@@ -1565,6 +1565,8 @@ export interface paths {
                     per_page?: number;
                     /** @description Only repositories whose name contains this, ignoring case. */
                     q?: string;
+                    /** @description `created` (the default): oldest first. `critical`: most open critical findings on the default branch first, then most high, then by name. */
+                    sort?: "created" | "critical";
                 };
                 header?: never;
                 path: {
@@ -1574,7 +1576,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The repositories, oldest first. */
+                /** @description The repositories, oldest first (or as `sort` says). */
                 200: {
                     headers: {
                         /** @description Total number of items. */
