@@ -63,20 +63,6 @@ describe('loadProviders: valid input', () => {
     expect(gl).toMatchObject({ url: 'http://gitlab.local/sub', api_url: 'http://api.gitlab.local/v4' });
   });
 
-  it('reads the credentials Scanyard acts with on the forge: a GitHub App (key inline or from a file) or a token', () => {
-    const keyFile = tempFile('app.pem', '-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\n');
-    const [app, fromFile, token, none] = loadProviders(inline(
-      entry({ app_id: 1234, private_key: SECRET }),
-      entry({ id: 'gh2', app_id: '99', private_key_file: keyFile }),
-      entry({ id: 'gl', type: 'gitlab', name: 'GitLab', token: SECRET, webhook_secret: 'w' }),
-      entry({ id: 'gh3' }),
-    ));
-    expect(app!.sync).toEqual({ app_id: '1234', private_key: SECRET });
-    expect(fromFile!.sync).toEqual({ app_id: '99', private_key: '-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\n' });
-    expect(token!.sync).toEqual({ token: SECRET, webhook_secret: 'w' });
-    expect(none!.sync).toBeUndefined();
-  });
-
   it('reads a YAML file', () => {
     const path = tempFile(
       'providers.yaml',
@@ -144,10 +130,6 @@ describe('loadProviders: errors', () => {
     ['bitbucket elsewhere without api_url', inline(entry({ type: 'bitbucket', url: 'https://bb.test' })), 'api_url is required when a bitbucket url other than https://bitbucket.org is set'],
     ['scopes not an array', inline(entry({ scopes: 'read:user' })), 'SERVICE_PROVIDERS[0] (id "gh"): scopes must be an array of strings, got "read:user"'],
     ['scope with a space', inline(entry({ scopes: ['read:user user:email'] })), 'scopes must hold non-empty strings without spaces'],
-    ['app_id without a key', inline(entry({ app_id: 1234 })), 'SERVICE_PROVIDERS[0] (id "gh"): app_id and private_key (or private_key_file) go together'],
-    ['a key given twice', inline(entry({ app_id: 1234, private_key: SECRET, private_key_file: '/nope' })), 'set private_key or private_key_file, not both'],
-    ['unreadable key file', inline(entry({ app_id: 1234, private_key_file: '/nonexistent/key.pem' })), 'private_key_file: cannot read the file (ENOENT)'],
-    ['empty token', inline(entry({ type: 'gitlab', token: '' })), 'SERVICE_PROVIDERS[0] (id "gh"): token must be a non-empty string'],
     ['unknown field', inline(entry({ scope: ['x'] })), 'SERVICE_PROVIDERS[0] (id "gh"): unknown field "scope"; expected id, type, name'],
     ['file entries', { SERVICE_PROVIDERS_FILE: tempFile('p.json', JSON.stringify([entry({ type: 'svn' })])) }, '[0] (id "gh"): unknown type "svn"'],
   ];
