@@ -118,7 +118,8 @@ export function createServices(config: Config, db: Db, sessionSecret: string | n
     verdicts: createVerdicts(config, db, repos.authorized, policy, audit),
     advisoryService: advisories,
     componentService: componentService(componentStore(k), advisories, policy),
-    ciIdentity: ciIdentityService(ciIdentityStore(k), policy, audit, config.ciIssuers, issuerKeyCache({ allowPrivate: config.ciAllowPrivate })),
+    ciIdentity: ciIdentityService(ciIdentityStore(k), policy, audit, config.ciIssuers, issuerKeyCache({ allowPrivate: config.ciAllowPrivate }),
+      (id) => config.providers.find((p) => p.id === id)?.type),
     forge: createForgeSync(config, db, policy, audit, async (sessionId) => forgeTokens.open(await sessions.forgeTokenOf(sessionId))),
     metricsService: metricsService(k, repos.authorized, policy, audit),
   };

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Actor } from '../domain/actor.js';
 import type { AuditStore } from '../audit/store.js';
 import type { CiIssuerConfig } from '../ci-issuers-config.js';
+import type { ForgeType } from '../providers-config.js';
 import type { CiTokenRow, CiTrustRuleRow, UserRow } from '../db/schema.js';
 import type { Page } from '../db/page.js';
 import { newId } from '../db/ids.js';
@@ -37,14 +38,21 @@ export interface Exchanged {
 
 const ORG = 'The organization';
 
-export function ciIdentityService(store: CiIdentityStore, policy: Policy, audit: AuditStore, issuers: readonly CiIssuerConfig[], keys: IssuerKeyCache) {
-  /**
-   * Whether the org is linked to its forge: the default rule applies only then.
-   * TODO(forge link, issue 38): for now, whether any repository of the org carries a forge_id;
-   * swap in the forge link lookup here once the link table exists.
-   */
+/** The forge whose pipelines each CI issuer type speaks for: its repository id claims are that forge's ids. */
+const FORGE_OF_ISSUER: Partial<Record<CiIssuerConfig['type'], ForgeType>> = { 'github-actions': 'github', gitlab: 'gitlab', bitbucket: 'bitbucket' };
+
+export function ciIdentityService(
+  store: CiIdentityStore, policy: Policy, audit: AuditStore, issuers: readonly CiIssuerConfig[], keys: IssuerKeyCache,
+  providerTypeOf: (providerId: string) => ForgeType | undefined,
+) {
+  /** The type of the forge the org is linked to (forge/), or null when it is not linked: the default rule applies only then. */
+  async function linkedForgeType(orgId: string): Promise<ForgeType | null> {
+    const provider = await store.forgeProviderOf(orgId);
+    return provider === null ? null : providerTypeOf(provider) ?? null;
+  }
+
   async function orgIsLinkedToForge(orgId: string): Promise<boolean> {
-    return store.anyForgeRepo(orgId);
+    return (await linkedForgeType(orgId)) !== null;
   }
 
   async function matchRules(verified: VerifiedJobToken) {
@@ -73,7 +81,9 @@ export function ciIdentityService(store: CiIdentityStore, policy: Policy, audit:
     if (issuer.type !== 'generic') {
       for (const repo of await store.reposByForgeIdWithDefaultRule(identity.repositoryId)) {
         if (repo.full_name !== null && repo.full_name.toLowerCase() !== repoName) continue;
-        if (!(await orgIsLinkedToForge(repo.org_id))) continue;
+        // A GitHub repository id and a GitLab project id can be the same number: only the linked forge's own pipelines.
+        const forge = await linkedForgeType(repo.org_id);
+        if (forge === null || forge !== FORGE_OF_ISSUER[issuer.type]) continue;
         grants.push({ repo, rule: 'default' });
       }
     }

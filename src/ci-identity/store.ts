@@ -40,9 +40,10 @@ export function ciIdentityStore(db: Kysely<Database>) {
         .where('repos.forge_id', '=', forgeId).where('orgs.ci_default_rule', '=', 1).execute();
     },
 
-    async anyForgeRepo(orgId: string): Promise<boolean> {
-      const row = await db.selectFrom('repos').select('id').where('org_id', '=', orgId).where('forge_id', 'is not', null).limit(1).executeTakeFirst();
-      return row !== undefined;
+    /** The sign-in provider the org is linked to on its forge (forge/), or null when it is not linked. */
+    async forgeProviderOf(orgId: string): Promise<string | null> {
+      const row = await db.selectFrom('forge_links').select('provider_id').where('org_id', '=', orgId).executeTakeFirst();
+      return row?.provider_id ?? null;
     },
 
     async defaultRule(orgId: string): Promise<boolean | undefined> {

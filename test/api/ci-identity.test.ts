@@ -34,6 +34,8 @@ describe.each(DB_KINDS)('keyless CI uploads on %s', (kind) => {
       startCiIssuer({ path: '/_services/token' }), startCiIssuer(), startCiIssuer(), startCiIssuer(),
     ]);
     t = await createTestApp(kind, {
+      // The forge the "linked" org follows (forge/): its link names this sign-in provider.
+      SERVICE_PROVIDERS: JSON.stringify([{ id: 'gh', type: 'github', name: 'GitHub', client_id: 'scanyard', client_secret: 'not-used-here' }]),
       SERVICE_CI_ALLOW_PRIVATE: 'true',
       SERVICE_CI_ISSUERS: JSON.stringify([
         { id: 'github', type: 'github-actions', issuer: github.url },
@@ -246,12 +248,20 @@ describe.each(DB_KINDS)('keyless CI uploads on %s', (kind) => {
     const api = orgClient(t);
     const linked = (await api.createOrg(owner.cookie, 'linked')).id;
     const repo = (await api.createRepo(owner.cookie, linked, { name: 'svc' })).id;
-    // What forge sync fills in (issue 38).
+    // What linking and forge sync write (forge/): the link, and the repository's forge id and name.
     await t.db.kysely.updateTable('repos').set({ forge_id: '4242', full_name: 'linked/svc' }).where('id', '=', repo).execute();
+    const unlinked = await exchange(await github.sign(githubClaims(github.url, audience, { repository: 'linked/svc', repository_id: '4242', sub: 'repo:linked/svc:ref:refs/heads/main' })));
+    expect(unlinked.json().reason, 'no default rule before the org is linked').toBe('no_rule');
+    await t.db.kysely.insertInto('forge_links').values({
+      org_id: linked, provider_id: 'gh', owner: 'linked', owner_key: 'linked', linked_by: null, created_at: new Date().toISOString(),
+      last_synced_at: null, last_error: null, sync_due_at: null, sync_parts: null, lease_until: null,
+    }).execute();
     const claims = { repository: 'linked/svc', repository_id: '4242', sub: 'repo:linked/svc:ref:refs/heads/main' };
     const res = await exchange(await github.sign(githubClaims(github.url, audience, claims)));
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().repositories.map((r: { id: string }) => r.id)).toEqual([repo]);
+    // The same id from another forge's pipeline (a GitLab project 4242) is not this GitHub repository.
+    await refused(await gitlab.sign(gitlabClaims(gitlab.url, audience, { project_path: 'linked/svc', project_id: '4242' })), 'no_rule');
     // Same name, another id (a re-created repository): not the one the forge link knows.
     await refused(await github.sign(githubClaims(github.url, audience, { ...claims, repository_id: '4243' })), 'no_rule');
 
