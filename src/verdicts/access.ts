@@ -14,14 +14,20 @@ export interface ForgeAccess {
 const RENEW_BEFORE_MS = 5 * 60_000;
 
 /**
- * The forge of a repository. For now: the one configured provider that carries credentials to act
- * with (a GitHub App, or a token). When organisations link to a forge (issue 38), this becomes the
- * organisation's link: this function is the one place that changes.
+ * The forge of a repository: the provider its organisation is linked to (forge/, `forge_links`), or,
+ * for an organisation not linked, the one configured provider that carries credentials to act with (a
+ * GitHub App, or a token); null when there is none or several to choose from.
  */
-export function forgeAccessResolver(providers: readonly ProviderConfig[], clock: () => number = Date.now): (repositoryId: string) => ForgeAccess | null {
+export function forgeAccessResolver(
+  providers: readonly ProviderConfig[], linkedProviderOf: (repositoryId: string) => Promise<string | null>, clock: () => number = Date.now,
+): (repositoryId: string) => Promise<ForgeAccess | null> {
   const usable = providers.filter((p) => p.sync !== null);
-  const access = usable.length === 1 ? accessFor(usable[0]!, clock) : null;
-  return () => access;
+  const byId = new Map(usable.map((p) => [p.id, accessFor(p, clock)]));
+  const only = usable.length === 1 ? byId.get(usable[0]!.id)! : null;
+  return async (repositoryId) => {
+    const linked = await linkedProviderOf(repositoryId);
+    return linked === null ? only : byId.get(linked) ?? null;
+  };
 }
 
 function accessFor(provider: ProviderConfig, clock: () => number): ForgeAccess {

@@ -25,12 +25,14 @@ export interface VerdictDeliveryOptions {
   retryDelay: (attempt: number) => number;
 }
 
-export function verdictRunner(store: VerdictStore, forgeOf: (repositoryId: string) => ForgeAccess | null, options: VerdictDeliveryOptions, log: FastifyBaseLogger) {
+export function verdictRunner(
+  store: VerdictStore, forgeOf: (repositoryId: string) => ForgeAccess | null | Promise<ForgeAccess | null>, options: VerdictDeliveryOptions, log: FastifyBaseLogger,
+) {
   const iso = (ms: number) => new Date(ms).toISOString();
 
   async function deliver(delivery: ForgeDeliveryRow): Promise<void> {
     const verdict = JSON.parse(delivery.payload) as Verdict;
-    const access = forgeOf(delivery.repository_id);
+    const access = await forgeOf(delivery.repository_id);
     const started = performance.now();
     let status: number | null = null;
     let body: string | null = null;

@@ -14,6 +14,13 @@ export function verdictStore(db: Kysely<Database>, dialect: Dialect) {
     .where('id', '=', delivery.id).where('status', '=', 'delivering').where('attempts', '=', delivery.attempts);
 
   return {
+    /** The sign-in provider the repository's organisation is linked to on its forge, or null. */
+    async linkedProviderOf(repositoryId: string): Promise<string | null> {
+      const row = await db.selectFrom('repos').innerJoin('forge_links', 'forge_links.org_id', 'repos.org_id')
+        .select('forge_links.provider_id').where('repos.id', '=', repositoryId).executeTakeFirst();
+      return row?.provider_id ?? null;
+    },
+
     page(repositoryId: string, page: Page): Promise<Paged<ForgeDeliveryRow>> {
       return paginate(db.selectFrom('forge_deliveries').where('repository_id', '=', repositoryId), page, (q) => q.selectAll().orderBy('id', 'desc'));
     },
