@@ -74,6 +74,8 @@ const RULES = {
   'org_policy.read': members,
   'org_policy.manage': owners,
   'badge.manage': repoAdmins,
+  // A repository's own settings (its pull request feedback): its admins.
+  'repo.configure': repoAdmins,
   // Metrics count only what the caller reads (see metrics/service.ts orgScope).
   'metrics.read': members,
   'repo_metrics.read': repoReaders,

@@ -94,7 +94,8 @@ export function forgeService(deps: ForgeServiceDeps) {
      * knows is a 404 naming it, and nothing is created.
      */
     async repoIdForUpload(actor: Actor, orgId: string, name: string): Promise<string> {
-      await policy.require(actor, 'scan.upload', { orgId, what: ORG });
+      // The org first; the upload itself is then judged on the repository (scan.upload, with the caller's role on it).
+      await policy.require(actor, 'org.read', { orgId, what: ORG });
       const link = await store.linkOf(orgId);
       const known = await store.repoByName(orgId, name);
       if (known) return known.id;

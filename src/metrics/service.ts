@@ -71,17 +71,24 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
   const slaFor = (repo: ScopedRepo, orgPolicy: Policy): Sla => slaOf(repo.policy ?? orgPolicy);
 
   /**
-   * An org's repositories the caller may read, or a team's of them.
-   * READABLE: today every member reads every repository of their org, so the whole org is read; the
-   * readable-repositories helper (team-based access) goes here, and `orgId` then stays set only
-   * when the caller reads all of it (the org's index serves the series).
+   * An org's repositories the caller may read, or a team's of them. The org's own rolled-up series
+   * (org_snapshots) serves a caller who reads all of it; one who reads only what their teams hold
+   * (base_role "none") gets the sum of those repositories' snapshots.
    */
   async function orgScope(actor: Actor, orgId: string, teamId: string | undefined): Promise<Scope> {
     await access.require(actor, 'metrics.read', { orgId, what: ORG });
     const orgPolicy = await store.orgPolicy(orgId);
-    if (teamId === undefined) return { repos: () => store.scoped({ orgId }), orgId, orgPolicy };
-    const ids = await store.teamRepositoryIds(orgId, teamId);
-    if (!ids) throw notFound('The team');
+    const readerId = access.repoReader(actor);
+    const readable = readerId === null ? null : await store.readableRepositoryIds(orgId, readerId);
+    const partial = readable !== null && readable.readable.length < readable.total ? new Set(readable.readable) : null;
+    if (teamId === undefined) {
+      if (!partial) return { repos: () => store.scoped({ orgId }), orgId, orgPolicy };
+      const ids = [...partial];
+      return { repos: async () => (ids.length ? store.scoped({ repositoryIds: ids }) : []), orgId: null, orgPolicy, repositoryIds: ids };
+    }
+    const teamIds = await store.teamRepositoryIds(orgId, teamId);
+    if (!teamIds) throw notFound('The team');
+    const ids = partial ? teamIds.filter((id) => partial.has(id)) : teamIds;
     return { repos: async () => (ids.length ? store.scoped({ repositoryIds: ids }) : []), orgId: null, orgPolicy, repositoryIds: ids };
   }
 
@@ -183,13 +190,13 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
 
   return {
     async sla(actor: Actor, orgId: string): Promise<Sla> {
-      await access.require(actor, 'policy.read', { orgId, what: ORG });
+      await access.require(actor, 'org_policy.read', { orgId, what: ORG });
       return slaOf(await policies.orgPolicy(orgId));
     },
 
     /** Written into the org's policy (max_age_days, max_age_kev_days): the gate sees the same setting. */
     async setSla(actor: Actor, orgId: string, sla: Partial<Sla>, ip: string): Promise<Sla> {
-      await access.require(actor, 'policy.manage', { orgId, what: ORG });
+      await access.require(actor, 'org_policy.manage', { orgId, what: ORG });
       const document = withSla(await policies.orgPolicy(orgId), sla);
       await policies.setOrgPolicy(orgId, document, now());
       await audit.record({ action: 'policy.updated', actor: actor.user, orgId, ip, target: { type: 'org', id: orgId }, details: { policy: document } });

@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.js';
 import { defaultBranch } from '../domain/ref-name.js';
 import type { Policy } from '../gates/types.js';
 import type { DayPoint, FindingHistory, TriageHistory } from './snapshot.js';
+import { readableBy } from '../policy-store.js';
 
 const COUNTS = ['open_critical', 'open_high', 'open_medium', 'open_low', 'open_info', 'opened', 'fixed', 'dismissed', 'reopened', 'breached', 'kev_open', 'vulnerabilities'] as const;
 
@@ -79,6 +80,13 @@ export function metricsStore(db: Kysely<Database>) {
     },
 
     /** The repositories a team holds, within its org. */
+    /** The org's repositories `readerId` may read (policy-store.ts readableBy), and how many the org has. */
+    async readableRepositoryIds(orgId: string, readerId: string): Promise<{ readable: string[]; total: number }> {
+      const all = await db.selectFrom('repos').select('id').where('org_id', '=', orgId).execute();
+      const readable = await db.selectFrom('repos').select('id').where('org_id', '=', orgId).where(readableBy(readerId)).execute();
+      return { readable: readable.map((r) => r.id), total: all.length };
+    },
+
     async teamRepositoryIds(orgId: string, teamId: string): Promise<string[] | undefined> {
       const team = await db.selectFrom('teams').select('id').where('id', '=', teamId).where('org_id', '=', orgId).executeTakeFirst();
       if (!team) return undefined;

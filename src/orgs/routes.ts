@@ -10,16 +10,16 @@ const tags = ['organizations'];
 
 export const orgRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const orgs = services.orgService;
+  const feedback = services.verdicts.service;
 
   app.get('/orgs', listRoute({ tags, summary: "List the caller's organizations (all of them for an administrator)", querystring: OrgListQuery }, OrgSchema, 'The organizations, oldest first.'),
     (request, reply) => replyPage(request, reply, (page) => orgs.list(request.actor!, request.query.q ?? '', page), presentOrg));
 
   app.post('/orgs', createRoute({ tags, summary: 'Create an organization; the caller becomes its owner', body: CreateOrgBody }, OrgSchema), async (request, reply) => {
     const org = await orgs.create(request.actor!, request.body, request.ip);
-    return reply.code(201).header('location', `/api/v1/orgs/${org.id}`).send(presentOrg(org));
+    return reply.code(201).header('location', `/api/v1/orgs/${org.id}`).send({ ...presentOrg(org), pr_feedback: await feedback.orgFeedback(org.id) });
   });
 
-  const feedback = services.verdicts.service;
   app.get('/orgs/:id', readRoute({ tags, summary: 'Get an organization', params: IdParams }, OrgSchema),
     async (request) => ({ ...presentOrg(await orgs.get(request.actor!, request.params.id)), pr_feedback: await feedback.orgFeedback(request.params.id) }));
 

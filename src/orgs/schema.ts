@@ -21,7 +21,7 @@ export const OrgSchema = Type.Object({
   base_role: BaseRoleSchema,
   pr_feedback: Type.Optional(PrFeedbackSchema),
   ...Timestamps,
-}, { title: 'Organization', description: 'pr_feedback is shown by GET /orgs/{id} and PUT /orgs/{id}, not in lists.' });
+}, { title: 'Organization', description: 'pr_feedback is shown by POST, GET and PUT of one organization, not in lists.' });
 export type OrgJson = Static<typeof OrgSchema>;
 
 export const CreateOrgBody = Type.Object({

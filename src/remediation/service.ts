@@ -79,7 +79,7 @@ export function remediationService(store: RemediationStore, refs: RefStore, auth
         }
       }
       // Nothing readable: whoever may not see the org learns nothing, not even that it exists.
-      if (readable.length === 0) await policy.require(actor, 'scan.read', { orgId, what: 'The organization' });
+      if (readable.length === 0) await policy.require(actor, 'org.read', { orgId, what: 'The organization' });
       const grouped = new Map<string, OrgAction & { vulns: Set<string>; kevs: Set<string> }>();
       for (const repo of readable) {
         const row = await refs.byName(repo.id, defaultBranch(repo.default_branch));

@@ -19,7 +19,7 @@ export const repoRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     async (request, reply) => {
       const { name, url, default_branch: defaultBranch } = request.body;
       const repo = await repos.create(request.actor!, request.params.org_id, { name, url, defaultBranch }, request.ip);
-      return reply.code(201).header('location', `/api/v1/repos/${repo.id}`).send(presentRepo(repo));
+      return reply.code(201).header('location', `/api/v1/repos/${repo.id}`).send({ ...presentRepo(repo), pr_feedback: null });
     });
 
   app.get('/repos/lookup', {
@@ -34,10 +34,10 @@ export const repoRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   app.get('/repos/:id', readRoute({ tags, summary: 'Get a repository', params: IdParams }, RepoSchema),
     async (request) => ({ ...presentRepo(await repos.visibleRepo(request.actor!, request.params.id)), pr_feedback: await feedback.repoFeedback(request.params.id) }));
 
-  app.put('/repos/:id', updateRoute({ tags, summary: "Update a repository's settings (owners)", params: IdParams, body: UpdateRepoBody }, RepoSchema),
+  app.put('/repos/:id', updateRoute({ tags, summary: "Update a repository's settings (the repository's admin role)", params: IdParams, body: UpdateRepoBody }, RepoSchema),
     async (request) => {
       const { id } = request.params;
-      await repos.authorized(request.actor!, id, 'repo.manage');
+      await repos.authorized(request.actor!, id, 'repo.configure');
       const prFeedback = request.body.pr_feedback === undefined ? await feedback.repoFeedback(id)
         : await feedback.setRepoFeedback(request.actor!, id, request.body.pr_feedback);
       return { ...presentRepo(await repos.visibleRepo(request.actor!, id)), pr_feedback: prFeedback };

@@ -27,7 +27,7 @@ export const RepoSchema = Type.Object({
   gone: Type.Boolean({ description: 'Deleted on the forge; kept here with its results until an owner deletes it.' }),
   ...Timestamps,
   scan: ScanSummarySchema,
-  /** The repository's own pr_feedback; null follows its organization's. Shown by GET and PUT /repos/{id}. */
+  /** The repository's own pr_feedback; null follows its organization's. Shown by POST, GET and PUT of one repository. */
   pr_feedback: Type.Optional(Nullable(PrFeedbackSchema)),
 }, { title: 'Repository' });
 

@@ -27,7 +27,7 @@ export function verdictService({ store, authorizedRepo, policy, audit, onQueued 
 
     /** Sends a finished delivery again: what it created on the forge is edited, never made twice. */
     async redeliver(actor: Actor, repositoryId: string, deliveryId: string, ip: string): Promise<ForgeDeliveryRow> {
-      const repo = await authorizedRepo(actor, repositoryId, 'repo.manage');
+      const repo = await authorizedRepo(actor, repositoryId, 'repo.configure');
       if (!(await store.byId(repositoryId, deliveryId))) throw notFound('The delivery');
       const queued = await store.redeliver(repositoryId, deliveryId, now());
       if (!queued) throw conflict('This delivery is still being attempted; it can be sent again once it has succeeded or failed.');
@@ -54,7 +54,7 @@ export function verdictService({ store, authorizedRepo, policy, audit, onQueued 
     },
 
     async setRepoFeedback(actor: Actor, repositoryId: string, feedback: PrFeedback | null): Promise<PrFeedback | null> {
-      await authorizedRepo(actor, repositoryId, 'repo.manage');
+      await authorizedRepo(actor, repositoryId, 'repo.configure');
       await store.setRepoFeedback(repositoryId, feedback);
       return feedback;
     },

@@ -7,6 +7,8 @@ import { githubMarkdown, gitlabMarkdown } from '../../src/markup.js';
 import { startChecksEmulator, type ChecksEmulator } from '../support/forge-checks-emulator.js';
 
 const MARKER = '<!-- scanyard:verdict -->';
+/** The secret the forge signs its webhooks with: sync credentials carry one (forge/ hooks); verdicts never use it. */
+const WEBHOOK_SECRET = 'a-webhook-secret-for-tests';
 const sha = (n: number) => n.toString(16).padStart(40, '0');
 /**
  * Unified diffs as GitHub's "List pull requests files" returns them in `patch`: a.js adds lines 9 to
@@ -38,7 +40,7 @@ describe.each(DB_KINDS)('verdicts on GitHub pull requests (%s)', (kind) => {
     t = await createTestApp(kind, {
       SERVICE_PROVIDERS: JSON.stringify([{
         id: 'github', type: 'github', name: 'GitHub', client_id: 'Iv1.abc', client_secret: 'secret', url: gh.url, api_url: gh.apiUrl,
-        app_id: gh.appId, private_key: gh.privateKeyPem,
+        app_id: gh.appId, private_key: gh.privateKeyPem, webhook_secret: WEBHOOK_SECRET,
       }]),
     });
     owner = await t.user('owner');
@@ -277,7 +279,7 @@ describe.each(DB_KINDS)('a GitHub App key the forge does not know (%s)', (kind) 
     const gh = await startChecksEmulator('github');
     const other = await startChecksEmulator('github');
     const t = await createTestApp(kind, {
-      SERVICE_PROVIDERS: JSON.stringify([{ id: 'github', type: 'github', name: 'GitHub', client_id: 'Iv1.abc', client_secret: 'secret', url: gh.url, api_url: gh.apiUrl, app_id: gh.appId, private_key: other.privateKeyPem }]),
+      SERVICE_PROVIDERS: JSON.stringify([{ id: 'github', type: 'github', name: 'GitHub', client_id: 'Iv1.abc', client_secret: 'secret', url: gh.url, api_url: gh.apiUrl, app_id: gh.appId, private_key: other.privateKeyPem, webhook_secret: WEBHOOK_SECRET }]),
     });
     try {
       const owner = await t.user('owner');
@@ -311,7 +313,7 @@ describe.each(DB_KINDS)('verdicts on GitLab merge requests (%s)', (kind) => {
   beforeAll(async () => {
     gl = await startChecksEmulator('gitlab');
     t = await createTestApp(kind, {
-      SERVICE_PROVIDERS: JSON.stringify([{ id: 'gitlab', type: 'gitlab', name: 'GitLab', client_id: 'app', client_secret: 'secret', url: gl.url, api_url: gl.apiUrl, token: gl.token }]),
+      SERVICE_PROVIDERS: JSON.stringify([{ id: 'gitlab', type: 'gitlab', name: 'GitLab', client_id: 'app', client_secret: 'secret', url: gl.url, api_url: gl.apiUrl, token: gl.token, webhook_secret: WEBHOOK_SECRET }]),
     });
     const owner = await t.user('owner');
     const orgId = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie: owner.cookie }, payload: { name: 'acme' } })).json().id as string;
@@ -369,7 +371,7 @@ describe.each(DB_KINDS)('verdicts on Gitea and Bitbucket pull requests (%s)', (k
     it(`${forge}: a commit status${forge === 'bitbucket' ? ' with a Code Insights report and its annotations' : ''}, and one comment edited in place`, async () => {
       const emulator = await startChecksEmulator(forge);
       const t = await createTestApp(kind, {
-        SERVICE_PROVIDERS: JSON.stringify([{ id: forge, type: forge, name: forge, client_id: 'app', client_secret: 'secret', url: emulator.url, api_url: emulator.apiUrl, token: emulator.token }]),
+        SERVICE_PROVIDERS: JSON.stringify([{ id: forge, type: forge, name: forge, client_id: 'app', client_secret: 'secret', url: emulator.url, api_url: emulator.apiUrl, token: emulator.token, webhook_secret: WEBHOOK_SECRET }]),
       });
       try {
         const owner = await t.user('owner');

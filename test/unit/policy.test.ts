@@ -18,6 +18,12 @@ const policyWith = (role: OrgRole | null, mine: string[] = role ? [ORG] : []) =>
   orgIdsOf: async () => mine,
 });
 
+/**
+ * What a repository read with the actor's roles carries (repos/service.ts inRepo): the org's base role
+ * "read", so that a member holds triage on it and an owner admin, as before teams held repositories.
+ */
+const BASE_READ = { baseRole: 'read', teamRole: null } as const;
+
 const outcome = (promise: Promise<unknown>) => promise.then(() => 'allowed', (error: { status?: number }) => error.status ?? 'threw');
 
 describe('the policy', () => {
@@ -61,7 +67,7 @@ describe('the policy', () => {
     ['a stranger', actor(), null, 'gate.read', 404],
   ];
   it.each(orgCases)('%s (%s) doing %s: %s', async (_who, who, role, action, expected) => {
-    expect(await outcome(policyWith(role).require(who, action, { orgId: ORG, what: 'The organization' }))).toBe(expected);
+    expect(await outcome(policyWith(role).require(who, action, { orgId: ORG, what: 'The organization', repo: BASE_READ }))).toBe(expected);
   });
 
   it('answers 404 for an org that does not exist, naming what was asked for', async () => {
@@ -71,9 +77,12 @@ describe('the policy', () => {
 
   it('decides from a role read with the target, without asking again', async () => {
     const policy = createPolicy({ roleIn: () => Promise.reject(new Error('asked')), orgIdsOf: () => Promise.reject(new Error('asked')) });
-    expect(await outcome(policy.require(actor(), 'repo.read', { orgId: ORG, what: 'The repository', role: 'member' }))).toBe('allowed');
-    expect(await outcome(policy.require(actor(), 'repo.manage', { orgId: ORG, what: 'The repository', role: 'member' }))).toBe(403);
-    expect(await outcome(policy.require(actor(), 'repo.read', { orgId: ORG, what: 'The repository', role: null }))).toBe(404);
+    expect(await outcome(policy.require(actor(), 'repo.read', { orgId: ORG, what: 'The repository', role: 'member', repo: BASE_READ }))).toBe('allowed');
+    expect(await outcome(policy.require(actor(), 'repo.manage', { orgId: ORG, what: 'The repository', role: 'member', repo: BASE_READ }))).toBe(403);
+    expect(await outcome(policy.require(actor(), 'repo.read', { orgId: ORG, what: 'The repository', role: null, repo: BASE_READ }))).toBe(404);
+    // With base_role "none" a member holds only what their teams do: nothing here, so the repository is not theirs to see.
+    expect(await outcome(policy.require(actor(), 'repo.read', { orgId: ORG, what: 'The repository', role: 'member', repo: { baseRole: 'none', teamRole: null } }))).toBe(404);
+    expect(await outcome(policy.require(actor(), 'finding.triage', { orgId: ORG, what: 'The repository', role: 'member', repo: { baseRole: 'none', teamRole: 'read' } }))).toBe(403);
   });
 
   const siteCases: [string, Actor, SiteAction, 'allowed' | 403][] = [

@@ -963,7 +963,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description pr_feedback is shown by GET /orgs/{id} and PUT /orgs/{id}, not in lists. */
+                /** @description pr_feedback is shown by POST, GET and PUT of one organization, not in lists. */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1050,7 +1050,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description pr_feedback is shown by GET /orgs/{id} and PUT /orgs/{id}, not in lists. */
+                /** @description pr_feedback is shown by POST, GET and PUT of one organization, not in lists. */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2037,7 +2037,7 @@ export interface paths {
                 };
             };
         };
-        /** Update a repository's settings (owners) */
+        /** Update a repository's settings (the repository's admin role) */
         put: {
             parameters: {
                 query?: never;
