@@ -270,4 +270,27 @@ describe.each(DB_KINDS)('SLAs and metrics on %s', (kind) => {
       }
     });
   });
+
+  describe('who reads what', () => {
+    it("counts only the repositories a member may read when the organization's base role is none", async () => {
+      const breached = async (url: string, cookie: string) => (await get(url, cookie)).json<{ breached_now: number }>().breached_now;
+      const org = `/api/v1/orgs/${orgId}/metrics/summary`;
+      const whole = await breached(org, owner.cookie);
+      expect(whole, 'the findings of the tests above are past their SLA by now').toBeGreaterThan(0);
+      expect(await breached(org, member.cookie)).toBe(whole);
+      const setBase = (role: string) => t.request({ method: 'PUT', url: `/api/v1/orgs/${orgId}`, headers: { cookie: owner.cookie }, payload: { base_role: role } });
+      expect((await setBase('none')).statusCode).toBe(200);
+      try {
+        // No team: nothing of the org is theirs to count.
+        expect(await breached(org, member.cookie)).toBe(0);
+        expect(await breached(org, owner.cookie)).toBe(whole);
+        // In the team that holds repository a: exactly a's figures.
+        await t.db.kysely.insertInto('team_members').values({ team_id: teamId, user_id: (await t.db.kysely.selectFrom('users').select('id').where('login', '=', 'member').executeTakeFirstOrThrow()).id }).execute();
+        expect(await breached(org, member.cookie)).toBe(await breached(`/api/v1/repos/${repoA}/metrics/summary`, owner.cookie));
+        expect((await get(`/api/v1/repos/${repoB}/metrics/summary`, member.cookie)).statusCode).toBe(404);
+      } finally {
+        await setBase('read');
+      }
+    });
+  });
 });
