@@ -198,6 +198,11 @@ export interface UploadContentsTable {
   blob_url: string | null;
 }
 
+/** An object whose upload_contents row was deleted, to be deleted from the store (migration 0043). */
+export interface BlobDeletionsTable {
+  url: string;
+}
+
 /** Kept per analysis as uploads complete, and summed per repository, so that no read counts findings. */
 interface ScanTotals {
   open_critical: number;
@@ -619,6 +624,7 @@ export interface Database {
   ci_token_uses: CiTokenUsesTable;
   ci_tokens: CiTokensTable;
   upload_contents: UploadContentsTable;
+  blob_deletions: BlobDeletionsTable;
   analyses: AnalysesTable;
   findings: FindingsTable;
   components: ComponentsTable;

@@ -74,10 +74,16 @@ export function createScans(config: Config, db: Db, authorizedRepo: AuthorizedRe
       pool = null;
     },
 
-    /** Drops raw bytes of completed uploads past SERVICE_RAW_RETENTION_DAYS (0 keeps them forever). */
+    /**
+     * Drops raw bytes of completed uploads past SERVICE_RAW_RETENTION_DAYS (0 keeps them forever),
+     * then deletes from the object store every object whose row is gone, by retention or with a
+     * deleted analysis, ref, repository or organisation.
+     */
     async pruneRawContents(): Promise<number> {
-      if (config.rawRetentionDays === 0) return 0;
-      return uploads.pruneContents(new Date(Date.now() - config.rawRetentionDays * 86_400_000).toISOString());
+      const pruned = config.rawRetentionDays === 0 ? 0
+        : await uploads.pruneContents(new Date(Date.now() - config.rawRetentionDays * 86_400_000).toISOString());
+      await uploads.deleteForgottenObjects();
+      return pruned;
     },
 
     /**

@@ -14,7 +14,7 @@ import type { BlobStore } from '../blobs/index.js';
 const gunzipAsync = promisify(gunzip);
 const gzipAsync = promisify(gzip);
 
-/** Retention deletes this many objects (and their rows) at a time. */
+/** Objects of deleted rows are deleted from the store this many at a time (DeleteObjects takes 1,000). */
 const PRUNE_BATCH = 1000;
 
 /** From this size on, work on an upload's bytes is kept off the event loop. */
@@ -52,22 +52,20 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, handedOver?:
   }
 
   /**
-   * Objects first, then their rows, a batch at a time: a store that fails midway leaves the rows,
-   * and the next round deletes the objects again (deleting one already gone is no error).
+   * Deletes the objects whose rows are gone (recorded by a trigger as they go: migration 0043), a
+   * batch at a time, objects first: a store that fails midway leaves the record, and the next round
+   * deletes them again (deleting one already gone is no error).
    */
-  async function pruneObjects(olderThan: string): Promise<number> {
-    let pruned = 0;
+  async function deleteForgottenObjects(): Promise<number> {
+    let deleted = 0;
     for (;;) {
-      const rows = await db.selectFrom('upload_contents').innerJoin('uploads', 'uploads.id', 'upload_contents.upload_id')
-        .select(['upload_contents.upload_id', 'upload_contents.blob_url'])
-        .where('upload_contents.blob_url', 'is not', null)
-        .where('uploads.status', '=', 'complete').where('uploads.completed_at', '<', olderThan)
-        .limit(PRUNE_BATCH).execute();
-      if (rows.length === 0) return pruned;
-      await blobs!.delete(rows.map((r) => r.blob_url!));
-      await db.deleteFrom('upload_contents').where('upload_id', 'in', rows.map((r) => r.upload_id)).execute();
-      pruned += rows.length;
-      if (rows.length < PRUNE_BATCH) return pruned;
+      const rows = await db.selectFrom('blob_deletions').select('url').orderBy('url').limit(PRUNE_BATCH).execute();
+      if (rows.length === 0) return deleted;
+      const urls = rows.map((r) => r.url);
+      await blobs!.delete(urls);
+      await db.deleteFrom('blob_deletions').where('url', 'in', urls).execute();
+      deleted += rows.length;
+      if (rows.length < PRUNE_BATCH) return deleted;
     }
   }
 
@@ -190,14 +188,17 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, handedOver?:
      * bytes still kept (the retention's worth) to their uploads: the other way round read every
      * upload ever completed, every hour.
      */
+    /** Deletes the raw bytes of uploads completed before `olderThan` (their objects go with the next `deleteForgottenObjects`). */
     async pruneContents(olderThan: string): Promise<number> {
       const result = await db.deleteFrom('upload_contents')
-        .where('blob_url', 'is', null)
         .where((eb) => eb.exists(eb.selectFrom('uploads').select('uploads.id').whereRef('uploads.id', '=', 'upload_contents.upload_id')
           .where('uploads.status', '=', 'complete').where('uploads.completed_at', '<', olderThan)))
         .executeTakeFirst();
-      return Number(result.numDeletedRows) + (blobs ? await pruneObjects(olderThan) : 0);
+      return Number(result.numDeletedRows);
     },
+
+    /** Objects of deleted rows, whatever deleted them (retention, a repository or organisation deleted), deleted from the store. */
+    deleteForgottenObjects: async (): Promise<number> => (blobs ? deleteForgottenObjects() : 0),
   };
 }
 export type UploadStore = ReturnType<typeof uploadStore>;

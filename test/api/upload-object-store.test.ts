@@ -123,6 +123,30 @@ describe.each(DB_KINDS)('raw uploads in object storage on %s', (kind) => {
     expect(await upload(accepted.json().id)).toMatchObject({ status: 'complete', counts: { new: 1 } });
   });
 
+  // Before the retention test: moving Date leaves the AWS SDK with a clock offset its next request corrects.
+  it('deletes the objects of a deleted repository and of a deleted organisation at the next housekeeping, and only theirs', async () => {
+    const orgOf = async (name: string) => (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie }, payload: { name } })).json().id as string;
+    const repoIn = async (orgId: string, name: string) => (await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/repos`, headers: { cookie }, payload: { name } })).json().id as string;
+    const uploadTo = async (repo: string) => (await t.request({ method: 'POST', url: `/api/v1/repos/${repo}/upload`, headers: { cookie, 'content-type': 'application/sarif+json' }, payload: sarifLog([{ rule: 'r', file: 'a.js' }]) })).json().id as string;
+    const doomedOrg = await orgOf('doomed-org');
+    const inDoomedOrg = await uploadTo(await repoIn(doomedOrg, 'web'));
+    const keptOrg = await orgOf('kept-org');
+    const doomedRepo = await repoIn(keptOrg, 'old');
+    const inDoomedRepo = await uploadTo(doomedRepo);
+    const kept = await uploadTo(await repoIn(keptOrg, 'new'));
+    await t.drain();
+    for (const id of [inDoomedOrg, inDoomedRepo, kept]) expect(await store.keys()).toContain(`raw/uploads/${id}`);
+
+    expect((await t.request({ method: 'DELETE', url: `/api/v1/repos/${doomedRepo}`, headers: { cookie } })).statusCode).toBe(204);
+    expect((await t.request({ method: 'DELETE', url: `/api/v1/orgs/${doomedOrg}`, headers: { cookie } })).statusCode).toBe(204);
+    await runMaintenance(t.app.services, t.app.log);
+
+    const keys = await store.keys();
+    expect(keys).toContain(`raw/uploads/${kept}`);
+    expect(keys).not.toContain(`raw/uploads/${inDoomedRepo}`);
+    expect(keys).not.toContain(`raw/uploads/${inDoomedOrg}`);
+    expect(await t.db.kysely.selectFrom('blob_deletions').selectAll().execute()).toEqual([]);
+  });
   it('deletes the objects of uploads past SERVICE_RAW_RETENTION_DAYS, and keeps their results', async () => {
     const res = await post(sarifLog([{ rule: 'kept-result', file: 'a.js' }]));
     const id = res.json().id as string;
@@ -146,6 +170,7 @@ describe.each(DB_KINDS)('raw uploads in object storage on %s', (kind) => {
     const findings = (await t.request({ url: `/api/v1/repos/${repoId}/findings`, headers: { cookie } })).json();
     expect(findings.map((f: { rule_id: string }) => f.rule_id)).toContain('kept-result');
   });
+
 });
 
 describe('the migrate step and the bucket', () => {
