@@ -41,6 +41,7 @@ import { siteAdmins } from './auth/site-admins.js';
 import { groupGrants } from './auth/group-grants.js';
 import { groupGrantStore } from './auth/group-grants-store.js';
 import { scimService } from './scim/service.js';
+import { scimGroupService } from './scim/groups-service.js';
 import { scimStore } from './scim/store.js';
 import { gateService } from './gates/service.js';
 import { badgeService } from './badges/service.js';
@@ -84,6 +85,7 @@ export function createServices(config: Config, db: Db, sessionSecret: string | n
   const keyActors = keyActorCache();
   const providerTypeOf = (id: string | null) => config.providers.find((p) => p.id === id)?.type ?? config.oidcProviders.find((p) => p.id === id)?.type;
   const sessions = sessionStore(k);
+  const scimTransaction = transactions(k, (trx) => ({ scim: scimStore(trx) }));
   const forgeTokens = forgeTokenSealer(sessionSecret);
   return {
     config,
@@ -110,7 +112,8 @@ export function createServices(config: Config, db: Db, sessionSecret: string | n
     vexService: vexService(vexStore(db), repos.authorized),
     suppressionService: suppressionService(suppressionStore(db), findings, policy, audit),
     admins: siteAdmins(config.admins, adminPinStore(k)),
-    scimService: scimService(scimStore(k), policy, audit, (id) => keyActors.forget(id)),
+    scimService: scimService(scimStore(k), scimTransaction, policy, audit, (id) => keyActors.forget(id), config.oidcProviders.map((p) => p.id)),
+    scimGroupService: scimGroupService(scimStore(k), scimTransaction, audit),
     groupGrants: groupGrants(transactions(k, (trx) => ({ grants: groupGrantStore(trx) })), audit),
     gateService: gates,
     badgeService: badgeService(badgeStore(k), repoStore(k), repos.authorized, gates, audit),

@@ -9,10 +9,11 @@ export function groupGrantStore(db: Kysely<Database>) {
       return db.selectFrom('orgs').select(['id', 'name_key']).where('name_key', 'in', keys).execute();
     },
 
+    /** A team provisioned by SCIM is not one a mapping may add to: its members are exactly its SCIM group's. */
     async teamsByKey(orgIds: string[], keys: string[]): Promise<{ id: string; org_id: string; name_key: string }[]> {
       if (orgIds.length === 0 || keys.length === 0) return [];
       return db.selectFrom('teams').select(['id', 'org_id', 'name_key'])
-        .where('org_id', 'in', orgIds).where('name_key', 'in', keys).execute();
+        .where('org_id', 'in', orgIds).where('name_key', 'in', keys).where('source', '!=', 'scim').execute();
     },
 
     async membershipsIn(userId: string, orgIds: string[]): Promise<{ org_id: string; role: OrgRole; source: Source }[]> {

@@ -123,6 +123,8 @@ export interface ScimTokensTable {
   org_id: string;
   token_hash: string;
   created_at: string;
+  /** The sign-in provider whose accounts SCIM users are linked to; null: the only OpenID Connect provider, if one. */
+  provider_id: string | null;
 }
 
 export interface ScimUsersTable {
@@ -134,12 +136,24 @@ export interface ScimUsersTable {
   display_name: string | null;
   email: string | null;
   active: number;
-  /** The account this SCIM user is, once one has signed in (sub = externalId, else login = userName). */
+  /** The account this SCIM user is: one of the org's trusted provider whose sub = externalId, else login = userName. */
   user_id: string | null;
   created_at: string;
   updated_at: string;
 }
 export type ScimUserRow = Selectable<ScimUsersTable>;
+
+/** A SCIM Group: the team it is (teams.source "scim") and what SCIM says beyond its name. */
+export interface ScimGroupsTable {
+  team_id: string;
+  external_id: string | null;
+}
+
+/** A group's members as the IdP sent them (SCIM user ids, linked to an account or not). */
+export interface ScimGroupMembersTable {
+  team_id: string;
+  scim_user_id: string;
+}
 
 export interface UploadsTable {
   id: string;
@@ -612,6 +626,8 @@ export interface Database {
   memberships: MembershipsTable;
   scim_tokens: ScimTokensTable;
   scim_users: ScimUsersTable;
+  scim_groups: ScimGroupsTable;
+  scim_group_members: ScimGroupMembersTable;
   repos: ReposTable;
   teams: TeamsTable;
   team_members: TeamMembersTable;

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { ScimUserRow } from '../db/schema.js';
 import type { Services } from '../services.js';
 import { created, problems } from '../http/responses.js';
 import { IdParams } from '../http/schemas.js';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
-import { MAX_PAGE, ScimError } from './service.js';
-import { RESOURCE_TYPES, SCHEMAS, SERVICE_PROVIDER_CONFIG, USER_SCHEMA } from './schema.js';
-import type { ScimFilter } from './service.js';
+import { MAX_PAGE } from './service.js';
+import { ScimError } from './scim-error.js';
+import { presentGroup, presentUser } from './presenter.js';
+import { RESOURCE_TYPES, SCHEMAS, SERVICE_PROVIDER_CONFIG } from './schema.js';
 
 const SCIM_JSON = 'application/scim+json';
 const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
@@ -22,21 +22,34 @@ export const scimTokenRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
       tags: ['scim'],
       summary: 'Create the SCIM bearer token of an organization (owners); shown once, it replaces the previous one',
       params: IdParams,
-      response: { 201: created(Type.Object({ token: Type.String() }), 'The token: give it to the IdP now, it is never shown again.'), ...problems(401, 403, 404) },
+      querystring: Type.Object({
+        provider: Type.Optional(Type.String({
+          maxLength: 100,
+          description: 'The OpenID Connect provider whose accounts SCIM users are linked to; by default the only one configured.',
+        })),
+      }),
+      response: {
+        201: created(Type.Object({
+          token: Type.String(),
+          provider: Type.Union([Type.String(), Type.Null()], { description: 'The provider whose accounts SCIM users are linked to; null: none (they stay pending).' }),
+        }), 'The token: give it to the IdP now, it is never shown again.'),
+        ...problems(400, 401, 403, 404),
+      },
     },
   }, async (request, reply) => {
-    const token = await services.scimService.newToken(request.actor, request.params.id, request.ip);
-    return reply.code(201).header('cache-control', 'no-store').send({ token });
+    const answer = await services.scimService.newToken(request.actor, request.params.id, request.query.provider, request.ip);
+    return reply.code(201).header('cache-control', 'no-store').send(answer);
   });
 };
 
 /**
  * SCIM 2.0 (RFC 7643/7644) under /scim/v2, authenticated by an organisation's SCIM token: it sees
- * that organisation's provisioned users only. Errors are SCIM Error messages (RFC 7644 3.12), which
- * is what Okta and Entra ID read.
+ * that organisation's provisioned users and groups only. Errors are SCIM Error messages (RFC 7644
+ * 3.12), which is what Okta and Entra ID read.
  */
 export const scimRoutes: FastifyPluginAsyncTypebox<{ services: Services; baseUrl: string }> = async (app, { services, baseUrl }) => {
   const scim = services.scimService;
+  const groups = services.scimGroupService;
   const config = { ownBearer: true } as const;
   const schema = { hide: true } as const;
   // SCIM bodies are small JSON documents, whatever the app-wide limit for uploads.
@@ -57,57 +70,83 @@ export const scimRoutes: FastifyPluginAsyncTypebox<{ services: Services; baseUrl
     return sendError(reply, new ScimError(500, 'The request failed.'));
   });
 
-  const orgOf = (request: FastifyRequest) => {
+  const callerOf = (request: FastifyRequest) => {
     const header = request.headers.authorization ?? '';
-    return scim.orgOf(/^Bearer\s+(\S+)$/i.exec(header)?.[1] ?? null);
+    return scim.callerOf(/^Bearer\s+(\S+)$/i.exec(header)?.[1] ?? null);
   };
-  const location = (id: string) => `${baseUrl}/scim/v2/Users/${id}`;
-  const present = (row: ScimUserRow) => ({
-    schemas: [USER_SCHEMA],
-    id: row.id,
-    ...(row.external_id !== null ? { externalId: row.external_id } : {}),
-    userName: row.user_name,
-    ...(row.display_name !== null ? { displayName: row.display_name, name: { formatted: row.display_name } } : {}),
-    ...(row.email !== null ? { emails: [{ value: row.email, type: 'work', primary: true }] } : {}),
-    active: row.active === 1,
-    meta: { resourceType: 'User', created: row.created_at, lastModified: row.updated_at, location: location(row.id) },
-  });
+  const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+  const queryOf = (request: FastifyRequest) => request.query as Record<string, string | undefined>;
   const send = (reply: FastifyReply, status: number, body: unknown) => reply.code(status).type(SCIM_JSON).send(JSON.stringify(body));
+  const list = (reply: FastifyReply, total: number, startIndex: number, resources: unknown[]) =>
+    send(reply, 200, { schemas: [LIST], totalResults: total, startIndex, itemsPerPage: resources.length, Resources: resources });
+  const user = (row: Parameters<typeof presentUser>[0]) => presentUser(row, baseUrl);
 
   app.get('/ServiceProviderConfig', { config, schema }, async (request, reply) => {
-    await orgOf(request);
+    await callerOf(request);
     return send(reply, 200, { ...SERVICE_PROVIDER_CONFIG, meta: { resourceType: 'ServiceProviderConfig', location: `${baseUrl}/scim/v2/ServiceProviderConfig` } });
   });
   app.get('/ResourceTypes', { config, schema }, async (request, reply) => {
-    await orgOf(request);
-    return send(reply, 200, { schemas: [LIST], totalResults: RESOURCE_TYPES.length, startIndex: 1, itemsPerPage: RESOURCE_TYPES.length, Resources: RESOURCE_TYPES });
+    await callerOf(request);
+    return list(reply, RESOURCE_TYPES.length, 1, RESOURCE_TYPES);
   });
   app.get('/Schemas', { config, schema }, async (request, reply) => {
-    await orgOf(request);
-    return send(reply, 200, { schemas: [LIST], totalResults: SCHEMAS.length, startIndex: 1, itemsPerPage: SCHEMAS.length, Resources: SCHEMAS });
+    await callerOf(request);
+    return list(reply, SCHEMAS.length, 1, SCHEMAS);
   });
 
   app.get('/Users', { config, schema }, async (request, reply) => {
-    const orgId = await orgOf(request);
-    const query = request.query as Record<string, string | undefined>;
-    const startIndex = Math.max(1, intParam(query.startIndex, 1));
-    const count = Math.max(0, Math.min(MAX_PAGE, intParam(query.count, 100)));
-    const { total, rows } = await scim.list(orgId, parseFilter(query.filter), startIndex, count);
-    return send(reply, 200, { schemas: [LIST], totalResults: total, startIndex, itemsPerPage: rows.length, Resources: rows.map(present) });
+    const caller = await callerOf(request);
+    const { startIndex, count } = pageOf(queryOf(request));
+    const { total, rows } = await scim.list(caller, queryOf(request).filter, startIndex, count);
+    return list(reply, total, startIndex, rows.map(user));
   });
   app.post('/Users', { config, schema, bodyLimit }, async (request, reply) => {
-    const row = await scim.create(await orgOf(request), request.body);
-    reply.header('location', location(row.id));
-    return send(reply, 201, present(row));
+    const row = await scim.create(await callerOf(request), request.body);
+    reply.header('location', `${baseUrl}/scim/v2/Users/${row.id}`);
+    return send(reply, 201, user(row));
   });
   app.get('/Users/:id', { config, schema }, async (request, reply) =>
-    send(reply, 200, present(await scim.get(await orgOf(request), (request.params as { id: string }).id))));
+    send(reply, 200, user(await scim.get(await callerOf(request), idOf(request)))));
   app.put('/Users/:id', { config, schema, bodyLimit }, async (request, reply) =>
-    send(reply, 200, present(await scim.replace(await orgOf(request), (request.params as { id: string }).id, request.body))));
+    send(reply, 200, user(await scim.replace(await callerOf(request), idOf(request), request.body))));
   app.patch('/Users/:id', { config, schema, bodyLimit }, async (request, reply) =>
-    send(reply, 200, present(await scim.patch(await orgOf(request), (request.params as { id: string }).id, request.body))));
+    send(reply, 200, user(await scim.patch(await callerOf(request), idOf(request), request.body))));
   app.delete('/Users/:id', { config, schema }, async (request, reply) => {
-    await scim.delete(await orgOf(request), (request.params as { id: string }).id);
+    await scim.delete(await callerOf(request), idOf(request));
+    return reply.code(204).send();
+  });
+
+  app.get('/Groups', { config, schema }, async (request, reply) => {
+    const caller = await callerOf(request);
+    const query = queryOf(request);
+    const { startIndex, count } = pageOf(query);
+    const { total, groups: found } = await groups.list(caller, query.filter, startIndex, count, withMembers(query));
+    return list(reply, total, startIndex, found.map((g) => presentGroup(g.group, g.members, baseUrl)));
+  });
+  app.post('/Groups', { config, schema, bodyLimit }, async (request, reply) => {
+    const caller = await callerOf(request);
+    const group = await groups.create(caller, request.body);
+    const { members } = await groups.get(caller, group.id, true);
+    reply.header('location', `${baseUrl}/scim/v2/Groups/${group.id}`);
+    return send(reply, 201, presentGroup(group, members, baseUrl));
+  });
+  app.get('/Groups/:id', { config, schema }, async (request, reply) => {
+    const { group, members } = await groups.get(await callerOf(request), idOf(request), withMembers(queryOf(request)));
+    return send(reply, 200, presentGroup(group, members, baseUrl));
+  });
+  app.put('/Groups/:id', { config, schema, bodyLimit }, async (request, reply) => {
+    const caller = await callerOf(request);
+    await groups.replace(caller, idOf(request), request.body);
+    const { group, members } = await groups.get(caller, idOf(request), true);
+    return send(reply, 200, presentGroup(group, members, baseUrl));
+  });
+  // 204, as Entra ID asks of a group's PATCH (a body listing every member is what it advises against); Okta takes it too.
+  app.patch('/Groups/:id', { config, schema, bodyLimit }, async (request, reply) => {
+    await groups.patch(await callerOf(request), idOf(request), request.body);
+    return reply.code(204).send();
+  });
+  app.delete('/Groups/:id', { config, schema }, async (request, reply) => {
+    await groups.delete(await callerOf(request), idOf(request));
     return reply.code(204).send();
   });
 };
@@ -123,22 +162,12 @@ function intParam(value: string | undefined, fallback: number): number {
   return Number(value);
 }
 
-const FILTERS: Record<string, 'user_name_key' | 'external_id'> = { username: 'user_name_key', externalid: 'external_id' };
+/** RFC 7644 3.4.2.4: startIndex below 1 is 1, a negative count is 0. */
+function pageOf(query: Record<string, string | undefined>) {
+  return { startIndex: Math.max(1, intParam(query.startIndex, 1)), count: Math.max(0, Math.min(MAX_PAGE, intParam(query.count, 100))) };
+}
 
-/** The filters Okta and Entra ID send for Users (RFC 7644 3.4.2.2): `userName eq "x"` and `externalId eq "x"`. */
-function parseFilter(filter: string | undefined): ScimFilter {
-  if (filter === undefined || filter.trim() === '') return null;
-  const m = /^\s*(\w+)\s+eq\s+"((?:[^"\\]|\\.)*)"\s*$/i.exec(filter);
-  const attribute = m ? FILTERS[m[1]!.toLowerCase()] : undefined;
-  if (!m || attribute === undefined) {
-    throw new ScimError(400, 'Only the filters userName eq "…" and externalId eq "…" are supported.', 'invalidFilter');
-  }
-  let value: string;
-  try {
-    value = JSON.parse(`"${m[2]}"`) as string;
-  } catch {
-    throw new ScimError(400, 'The filter value is not a valid string.', 'invalidFilter');
-  }
-  // userName compares ignoring case (caseExact false, RFC 7643 4.1.1); externalId exactly.
-  return { attribute, value: attribute === 'user_name_key' ? value.toLowerCase() : value };
+/** `excludedAttributes=members` (RFC 7644 3.4.2.5), which Entra ID sends when it reads groups. */
+function withMembers(query: Record<string, string | undefined>): boolean {
+  return !(query.excludedAttributes ?? '').split(',').some((a) => a.trim().toLowerCase() === 'members');
 }

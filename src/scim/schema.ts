@@ -1,5 +1,6 @@
 /** What this SCIM service provider supports, as RFC 7643 sections 5-7 describe the discovery resources. */
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
 export const SERVICE_PROVIDER_CONFIG = {
   schemas: ['urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig'],
@@ -20,13 +21,17 @@ export const RESOURCE_TYPES = [{
   schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'],
   id: 'User', name: 'User', endpoint: '/Users', description: 'A person provisioned into the organisation', schema: USER_SCHEMA,
   meta: { resourceType: 'ResourceType', location: '/scim/v2/ResourceTypes/User' },
+}, {
+  schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'],
+  id: 'Group', name: 'Group', endpoint: '/Groups', description: 'A team of the organisation, provisioned with its members', schema: GROUP_SCHEMA,
+  meta: { resourceType: 'ResourceType', location: '/scim/v2/ResourceTypes/Group' },
 }];
 
 const attribute = (name: string, type: string, extra: Record<string, unknown> = {}) => ({
   name, type, multiValued: false, required: false, caseExact: false, mutability: 'readWrite', returned: 'default', uniqueness: 'none', ...extra,
 });
 
-/** The attributes of the core User schema this service keeps; others are accepted and ignored. */
+/** The attributes of the core User and Group schemas this service keeps; others are accepted and ignored. */
 export const SCHEMAS = [{
   schemas: ['urn:ietf:params:scim:schemas:core:2.0:Schema'],
   id: USER_SCHEMA, name: 'User', description: 'User Account',
@@ -39,4 +44,21 @@ export const SCHEMAS = [{
     attribute('externalId', 'string', { caseExact: true }),
   ],
   meta: { resourceType: 'Schema', location: `/scim/v2/Schemas/${USER_SCHEMA}` },
+}, {
+  schemas: ['urn:ietf:params:scim:schemas:core:2.0:Schema'],
+  id: GROUP_SCHEMA, name: 'Group', description: 'Group',
+  attributes: [
+    // A team's name is unique in its organisation, ignoring case.
+    attribute('displayName', 'string', { required: true, uniqueness: 'server' }),
+    attribute('members', 'complex', {
+      multiValued: true,
+      subAttributes: [
+        attribute('value', 'string', { mutability: 'immutable', caseExact: true }),
+        attribute('display', 'string', { mutability: 'readOnly' }),
+        attribute('$ref', 'reference', { mutability: 'immutable', referenceTypes: ['User'] }),
+      ],
+    }),
+    attribute('externalId', 'string', { caseExact: true }),
+  ],
+  meta: { resourceType: 'Schema', location: `/scim/v2/Schemas/${GROUP_SCHEMA}` },
 }];

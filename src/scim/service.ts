@@ -1,22 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { Actor } from '../domain/actor.js';
 import type { ScimUserRow } from '../db/schema.js';
+import type { InTransaction } from '../db/transaction.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
-import type { AuditStore } from '../audit/store.js';
+import type { AuditEvent, AuditStore } from '../audit/store.js';
 import { hashKey } from '../auth/key-format.js';
+import { badRequest } from '../problem.js';
 import type { Policy } from '../policy.js';
-import type { ScimFilter, ScimStore } from './store.js';
-
-export type { ScimFilter } from './store.js';
-
-/** An error in the shape RFC 7644 3.12 gives (status, detail, scimType): the routes write it as SCIM JSON. */
-export class ScimError extends Error {
-  override readonly name = 'ScimError';
-  constructor(readonly status: number, readonly detail: string, readonly scimType?: string) {
-    super(detail);
-  }
-}
+import { ScimError } from './scim-error.js';
+import { parseFilter } from './filter.js';
+import type { LinkScope, ScimStore, UserCondition } from './store.js';
 
 type Json = Record<string, unknown>;
 const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -26,90 +20,153 @@ interface UserFields { user_name: string; external_id: string | null; display_na
 
 export const MAX_PAGE = 200;
 
-export function scimService(store: ScimStore, policy: Policy, audit: AuditStore, forgetKey: (id: string) => void) {
-  /** Links the SCIM user to an account if one exists, grants or revokes membership to match `active`. */
-  async function settle(row: ScimUserRow): Promise<ScimUserRow> {
-    const userId = row.user_id ?? (await store.accountFor(row.external_id, row.user_name)) ?? null;
-    if (userId !== row.user_id) await store.update(row.id, { user_id: userId });
-    if (userId !== null) {
-      if (row.active === 1) await store.grant(row.org_id, userId, now());
-      else for (const key of await store.revoke(row.org_id, userId)) forgetKey(key);
-    }
+/** The attributes a Users filter may compare (lower case), and what each is in the store. */
+const USER_FILTERS: Record<string, UserCondition['attribute']> = { username: 'user_name_key', externalid: 'external_id', id: 'id' };
+
+/** What de-provisioning leaves to do after its transaction: keys to forget from caches, the audit event. */
+interface Revoked { keys: string[]; event: AuditEvent | null }
+const NOTHING: Revoked = { keys: [], event: null };
+
+/** The org a SCIM token speaks for, and whose accounts its users may be linked to. */
+export interface ScimCaller { orgId: string; scope: LinkScope }
+
+/**
+ * SCIM Users, and the token. `enterpriseProviders`: the ids of the OpenID Connect providers
+ * configured, the only accounts a SCIM user may be linked to (a forge account whose login happens to
+ * equal a userName is somebody else's).
+ */
+export function scimService(
+  store: ScimStore, inTransaction: InTransaction<{ scim: ScimStore }>, policy: Policy, audit: AuditStore,
+  forgetKey: (id: string) => void, enterpriseProviders: readonly string[],
+) {
+  /** A token made before it named a provider trusts the only OpenID Connect provider, when there is exactly one. */
+  const onlyProvider = enterpriseProviders.length === 1 ? enterpriseProviders[0]! : null;
+
+  /** Takes the person's access to the org away; what to forget and to write in the audit log once committed. */
+  async function deprovision(scim: ScimStore, row: ScimUserRow, userId: string): Promise<Revoked> {
+    const removed = await scim.revoke(row.org_id, userId);
+    // The IdP's word that the person is gone outweighs keeping an owner: a site administrator can name a new one.
+    const event: AuditEvent | null = removed.role === null ? null : {
+      action: 'member.removed', actor: null, orgId: row.org_id, target: { type: 'user', id: userId },
+      details: { source: 'scim', scim_user: row.user_name, role: removed.role, ...(removed.lastOwner ? { last_owner: true } : {}) },
+    };
+    return { keys: removed.keys, event };
+  }
+
+  /** After the transaction: on SQLite a write beside an open transaction would wait for it. */
+  async function committed({ keys, event }: Revoked): Promise<void> {
+    keys.forEach(forgetKey);
+    if (event) await audit.record(event);
+  }
+
+  /** Links the SCIM user to an account of the trusted provider if one exists, grants or revokes membership to match `active`. */
+  async function settle(scope: LinkScope, row: ScimUserRow): Promise<ScimUserRow> {
+    const userId = row.user_id ?? (await store.accountFor(scope, row.external_id, row.user_name)) ?? null;
+    await committed(await inTransaction(async ({ scim }) => {
+      if (userId !== row.user_id) await scim.update(row.id, { user_id: userId });
+      if (userId === null) return NOTHING;
+      if (row.active === 1) {
+        await scim.grant(row.org_id, userId, now());
+        await scim.syncUserTeams(row.org_id, userId);
+        return NOTHING;
+      }
+      return deprovision(scim, row, userId);
+    }));
     return { ...row, user_id: userId };
   }
 
   return {
-    /** POST /api/v1/orgs/{id}/scim-token: owners; the token is returned once and kept as its hash. */
-    async newToken(actor: Actor, orgId: string, ip: string): Promise<string> {
+    /**
+     * POST /api/v1/orgs/{id}/scim-token: owners; the token is returned once and kept as its hash,
+     * with the provider whose accounts it links (named, else the only OpenID Connect provider).
+     */
+    async newToken(actor: Actor, orgId: string, provider: string | undefined, ip: string): Promise<{ token: string; provider: string | null }> {
       await policy.require(actor, 'org.manage', { orgId, what: 'The organization' });
+      if (provider !== undefined && !enterpriseProviders.includes(provider)) {
+        throw badRequest(`"${provider}" is not an OpenID Connect provider of this service; SCIM users are linked to accounts of one (${enterpriseProviders.join(', ') || 'none is configured'}).`);
+      }
+      const trusted = provider ?? onlyProvider;
       const token = `scim_${randomBytes(32).toString('base64url')}`;
-      await store.setToken(orgId, hashKey(token), now());
-      await audit.record({ action: 'scim.token_created', actor: actor.user, orgId, ip, target: { type: 'org', id: orgId } });
-      return token;
+      await store.setToken(orgId, hashKey(token), trusted, now());
+      await audit.record({ action: 'scim.token_created', actor: actor.user, orgId, ip, target: { type: 'org', id: orgId }, details: { provider: trusted } });
+      return { token, provider: trusted };
     },
 
-    /** The org a SCIM bearer token belongs to; a wrong or missing token is a 401. */
-    async orgOf(token: string | null): Promise<string> {
-      const orgId = token ? await store.orgOfToken(hashKey(token)) : undefined;
-      if (orgId === undefined) throw new ScimError(401, 'A valid SCIM bearer token for an organisation is required.');
-      return orgId;
+    /** Whom a SCIM bearer token speaks for; a wrong or missing token is a 401. */
+    async callerOf(token: string | null): Promise<ScimCaller> {
+      const found = token ? await store.tokenOf(hashKey(token)) : undefined;
+      if (found === undefined) throw new ScimError(401, 'A valid SCIM bearer token for an organisation is required.');
+      return { orgId: found.org_id, scope: { providerId: found.provider_id ?? onlyProvider } };
     },
 
-    async get(orgId: string, id: string): Promise<ScimUserRow> {
-      const row = await store.byId(orgId, id);
+    async get(caller: ScimCaller, id: string): Promise<ScimUserRow> {
+      const row = await store.byId(caller.orgId, id);
       // Another org's user answers exactly like a missing one.
       if (!row) throw new ScimError(404, `User ${id} not found.`);
       return row;
     },
 
-    list: (orgId: string, filter: ScimFilter, startIndex: number, count: number) =>
-      store.page(orgId, filter, startIndex - 1, Math.min(count, MAX_PAGE)),
+    /** userName compares ignoring case (caseExact false, RFC 7643 4.1.1); externalId and id exactly. */
+    list(caller: ScimCaller, filter: string | undefined, startIndex: number, count: number) {
+      const conditions = parseFilter(filter, USER_FILTERS).map((c) => c.attribute === 'user_name_key' ? { ...c, value: c.value.toLowerCase() } : c);
+      return store.page(caller.orgId, conditions, startIndex - 1, Math.min(count, MAX_PAGE));
+    },
 
-    async create(orgId: string, body: unknown): Promise<ScimUserRow> {
+    async create(caller: ScimCaller, body: unknown): Promise<ScimUserRow> {
       const fields = userFields(body, null);
       const at = now();
-      const row: ScimUserRow = { id: newId(), org_id: orgId, ...fields, user_name_key: fields.user_name.toLowerCase(), user_id: null, created_at: at, updated_at: at };
-      if ((await store.page(orgId, { attribute: 'user_name_key', value: row.user_name_key }, 0, 0)).total > 0) {
+      const row: ScimUserRow = { id: newId(), org_id: caller.orgId, ...fields, user_name_key: fields.user_name.toLowerCase(), user_id: null, created_at: at, updated_at: at };
+      if ((await store.page(caller.orgId, [{ attribute: 'user_name_key', value: row.user_name_key }], 0, 0)).total > 0) {
         throw new ScimError(409, `A user with userName "${fields.user_name}" already exists.`, 'uniqueness');
       }
       await store.insert(row);
-      return settle(row);
+      return settle(caller.scope, row);
     },
 
-    async replace(orgId: string, id: string, body: unknown): Promise<ScimUserRow> {
-      const row = await this.get(orgId, id);
-      return save(row, userFields(body, null));
+    async replace(caller: ScimCaller, id: string, body: unknown): Promise<ScimUserRow> {
+      const row = await this.get(caller, id);
+      return save(caller.scope, row, userFields(body, null));
     },
 
-    async patch(orgId: string, id: string, body: unknown): Promise<ScimUserRow> {
-      const row = await this.get(orgId, id);
-      return save(row, applyPatch(row, body));
+    async patch(caller: ScimCaller, id: string, body: unknown): Promise<ScimUserRow> {
+      const row = await this.get(caller, id);
+      return save(caller.scope, row, applyPatch(row, body));
     },
 
-    async delete(orgId: string, id: string): Promise<void> {
-      const row = await this.get(orgId, id);
-      if (row.user_id !== null) for (const key of await store.revoke(orgId, row.user_id)) forgetKey(key);
-      await store.delete(row.id);
+    async delete(caller: ScimCaller, id: string): Promise<void> {
+      const row = await this.get(caller, id);
+      await committed(await inTransaction(async ({ scim }) => {
+        const revoked = row.user_id === null ? NOTHING : await deprovision(scim, row, row.user_id);
+        await scim.delete(row.id);
+        return revoked;
+      }));
     },
 
-    /** At sign-in: SCIM users provisioned before this account existed become its memberships now. */
-    async signedIn(user: { id: string; login: string; forge_user_id: string | null }): Promise<void> {
-      if (user.forge_user_id === null) return;
-      for (const row of await store.pendingFor(user.forge_user_id, user.login.toLowerCase())) {
-        await store.update(row.id, { user_id: user.id });
-        await store.grant(row.org_id, user.id, now());
+    /**
+     * At sign-in: SCIM users provisioned before this account existed become its memberships now, in
+     * the orgs that trust the provider it signed in with (and no other: a forge login is not the IdP's).
+     */
+    async signedIn(user: { id: string; login: string; provider_id: string | null; forge_user_id: string | null }): Promise<void> {
+      if (user.forge_user_id === null || user.provider_id === null || !enterpriseProviders.includes(user.provider_id)) return;
+      const account = { providerId: user.provider_id, sub: user.forge_user_id, login: user.login };
+      for (const row of await store.pendingFor(account, user.provider_id === onlyProvider)) {
+        await inTransaction(async ({ scim }) => {
+          await scim.update(row.id, { user_id: user.id });
+          await scim.grant(row.org_id, user.id, now());
+          await scim.syncUserTeams(row.org_id, user.id);
+        });
       }
     },
   };
 
-  async function save(row: ScimUserRow, fields: UserFields): Promise<ScimUserRow> {
+  async function save(scope: LinkScope, row: ScimUserRow, fields: UserFields): Promise<ScimUserRow> {
     const key = fields.user_name.toLowerCase();
-    if (key !== row.user_name_key && (await store.page(row.org_id, { attribute: 'user_name_key', value: key }, 0, 0)).total > 0) {
+    if (key !== row.user_name_key && (await store.page(row.org_id, [{ attribute: 'user_name_key', value: key }], 0, 0)).total > 0) {
       throw new ScimError(409, `A user with userName "${fields.user_name}" already exists.`, 'uniqueness');
     }
     const updated = { ...row, ...fields, user_name_key: key, updated_at: now() };
     await store.update(row.id, { ...fields, user_name_key: key, updated_at: updated.updated_at });
-    return settle(updated);
+    return settle(scope, updated);
   }
 }
 

@@ -34,6 +34,17 @@ function refuseForgeTeam(team: TeamRow): void {
     throw conflict(`The team "${team.name}" follows the forge: change its members, name and repositories there, and they follow here.`);
   }
 }
+
+/**
+ * A team provisioned by SCIM is its identity provider's group: its name and members are the IdP's
+ * to change. Its repositories are not (a SCIM group has none), so owners grant them here.
+ */
+function refuseProvisionedTeam(team: TeamRow): void {
+  refuseForgeTeam(team);
+  if (team.source === 'scim') {
+    throw conflict(`The team "${team.name}" is provisioned by SCIM: change its name and members in your identity provider, and they follow here.`);
+  }
+}
 const duplicate = (name: string) => `This organization already has a team named "${name}" (names are compared ignoring case).`;
 
 export function teamService(teams: TeamStore, policy: Policy, inTransaction: InTransaction<TeamTx>, audit: AuditStore) {
@@ -121,7 +132,7 @@ export function teamService(teams: TeamStore, policy: Policy, inTransaction: InT
     async update(actor: Actor, id: string, changes: TeamChanges, ip: string): Promise<TeamWithMembers> {
       const team = await load(id);
       await policy.require(actor, 'team.manage', { orgId: team.org_id, what: TEAM });
-      refuseForgeTeam(team);
+      refuseProvisionedTeam(team);
       await conflictOnDuplicate(() => inTransaction(async (tx) => {
         const members = changes.members && await checkMembers(tx, team.org_id, changes.members);
         const updated = await tx.teams.update(id, {
@@ -140,7 +151,7 @@ export function teamService(teams: TeamStore, policy: Policy, inTransaction: InT
     async delete(actor: Actor, id: string, ip: string): Promise<void> {
       const team = await load(id);
       await policy.require(actor, 'team.manage', { orgId: team.org_id, what: TEAM });
-      refuseForgeTeam(team);
+      refuseProvisionedTeam(team);
       if (!(await teams.delete(id))) throw notFound(TEAM);
       await audit.record({ action: 'team.deleted', actor: actor.user, orgId: team.org_id, ip, target: { type: 'team', id }, details: { name: team.name } });
     },

@@ -1,24 +1,48 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, sessionCookie, type TestApp } from '../support/app.js';
 import { DB_KINDS } from '../support/db.js';
+import { startOidcIdp, type OidcIdp } from '../support/oidc-idp.js';
 import { orgClient, type Org } from '../support/orgs.js';
 
 const SCIM = 'application/scim+json';
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+const BASE = 'http://localhost:8080';
+const CLIENT = { client_id: 'scanyard', client_secret: 'scanyard-client-secret-value', redirect_uri: `${BASE}/auth/callback` };
 
 describe.each(DB_KINDS)('SCIM 2.0 provisioning on %s', (kind) => {
+  let idp: OidcIdp;
   let t: TestApp;
   let owner: { cookie: string };
   let acme: Org;
   let token: string;
 
   beforeAll(async () => {
-    t = await createTestApp(kind);
+    idp = await startOidcIdp([{ client_id: CLIENT.client_id, client_secret: CLIENT.client_secret, redirect_uris: [CLIENT.redirect_uri] }]);
+    // The organisation's IdP, "corp", is the only enterprise provider; "test" (t.user) stands for a forge sign-in.
+    const corp = { id: 'corp', type: 'oidc', name: 'Corp SSO', issuer: idp.issuer, client_id: CLIENT.client_id, client_secret: CLIENT.client_secret };
+    t = await createTestApp(kind, { SERVICE_PROVIDERS: JSON.stringify([corp]) });
     owner = await t.user('scim-owner');
     acme = await orgClient(t).createOrg(owner.cookie, 'Acme SCIM');
     token = (await t.request({ method: 'POST', url: `/api/v1/orgs/${acme.id}/scim-token`, headers: { cookie: owner.cookie } })).json().token;
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await idp.close();
+  });
+
+  /** An account that signed in with the IdP (provider "corp", sub = `sub`), with a session cookie. */
+  async function corpUser(login: string, sub = `sub-${login}`) {
+    const user = await t.app.services.users.upsertForgeUser({ providerId: 'corp', forgeUserId: sub, login, name: login, email: null, avatarUrl: null });
+    return { user, cookie: await t.cookieFor(user.id) };
+  }
+
+  /** What a browser does: /auth/login/corp → the IdP → back to /auth/callback; the session cookie it ends with. */
+  async function signInWithIdp(claims: { sub: string; preferred_username: string }): Promise<string> {
+    idp.nextUser = { ...claims, name: claims.preferred_username, email: `${claims.preferred_username}@corp.example` };
+    const login = await t.request({ url: '/auth/login/corp' });
+    const back = await idp.authorize(login.headers.location as string);
+    return sessionCookie(await t.request({ url: `/auth/callback${back.search}`, headers: { cookie: sessionCookie(login) } }));
+  }
 
   const scim = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, body?: unknown, bearer = token) =>
     t.request({
@@ -37,6 +61,11 @@ describe.each(DB_KINDS)('SCIM 2.0 provisioning on %s', (kind) => {
 
     const first = await t.request({ method: 'POST', url: `/api/v1/orgs/${acme.id}/scim-token`, headers: { cookie: owner.cookie } });
     expect(first.statusCode).toBe(201);
+    // Linked to accounts of the only OpenID Connect provider; a provider that is not one is refused.
+    expect(first.json().provider).toBe('corp');
+    const notOidc = await t.request({ method: 'POST', url: `/api/v1/orgs/${acme.id}/scim-token?provider=test`, headers: { cookie: owner.cookie } });
+    expect(notOidc.statusCode).toBe(400);
+    expect(notOidc.json().detail).toContain('corp');
     const old = first.json().token as string;
     expect((await scim('GET', '/Users', undefined, old)).statusCode).toBe(200);
     const rows = await t.db.kysely.selectFrom('scim_tokens').selectAll().execute();
@@ -51,7 +80,7 @@ describe.each(DB_KINDS)('SCIM 2.0 provisioning on %s', (kind) => {
   // Okta's "SCIM 2.0 protocol reference" (developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20):
   // check by userName, create, read back, deactivate by PATCH replace {active:false}.
   it("follows Okta's provisioning sequence, linking by externalId = sub and de-provisioning within one request", async () => {
-    const ada = await t.user('ada.okta');
+    const ada = await corpUser('ada.okta');
     const key = await t.apiKey(ada.cookie);
     const sub = ada.user.forge_user_id!;
 
@@ -95,7 +124,7 @@ describe.each(DB_KINDS)('SCIM 2.0 provisioning on %s', (kind) => {
   // (learn.microsoft.com/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups), its request examples:
   // query by userName, create, update with "Replace" operations and path filters, disable, delete.
   it("follows Entra ID's provisioning sequence, linking by userName = login, and DELETE revokes the session", async () => {
-    const grace = await t.user('Test_User_ab6490ee');
+    const grace = await corpUser('Test_User_ab6490ee', '7a1f-entra-oid');
     const query = await scim('GET', `/Users?filter=${encodeURIComponent('userName eq "Test_User_ab6490ee"')}`);
     expect(query.json().totalResults).toBe(0);
     const created = await scim('POST', '/Users', {
@@ -160,18 +189,92 @@ describe.each(DB_KINDS)('SCIM 2.0 provisioning on %s', (kind) => {
     expect((await scim('GET', `/Users/${mine}`)).statusCode).toBe(200);
   });
 
-  it('links a user provisioned before their first sign-in when they sign in', async () => {
+  it('links a user provisioned before their first sign-in when they sign in with the IdP', async () => {
     const created = (await scim('POST', '/Users', { userName: 'late.joiner', externalId: 'sub-late' })).json();
     expect(created.active).toBe(true);
-    const user = await t.app.services.users.upsertForgeUser({ providerId: 'corp', forgeUserId: 'sub-late', login: 'lj', name: null, email: null, avatarUrl: null });
-    await t.app.services.scimService.signedIn(user);
-    expect((await member(user.id)).json()).toMatchObject({ source: 'scim' });
+    const cookie = await signInWithIdp({ sub: 'sub-late', preferred_username: 'lj' });
+    const me = (await t.request({ url: '/api/v1/me', headers: { cookie } })).json();
+    expect((await member(me.id)).json()).toMatchObject({ source: 'scim' });
+    expect((await t.request({ url: `/api/v1/orgs/${acme.id}`, headers: { cookie } })).statusCode).toBe(200);
+  });
+
+  // Decision 1: a SCIM user is only ever linked to an account of the provider the org's token trusts.
+  it('never links a SCIM user to an account of another provider that has the same login or id', async () => {
+    // A forge account whose login is the userName, and one whose forge id is the externalId.
+    const namesake = await t.user('mallory@corp.example');
+    const idsake = await t.user('someone-else');
+    const created = await scim('POST', '/Users', { userName: 'mallory@corp.example', externalId: idsake.user.forge_user_id });
+    expect(created.statusCode).toBe(201);
+    expect((await member(namesake.user.id)).statusCode).toBe(404);
+    expect((await member(idsake.user.id)).statusCode).toBe(404);
+    expect((await t.request({ url: `/api/v1/orgs/${acme.id}`, headers: { cookie: namesake.cookie } })).statusCode).toBe(404);
+    // Signing in again through the forge does not link either.
+    await t.app.services.scimService.signedIn(namesake.user);
+    expect((await member(namesake.user.id)).statusCode).toBe(404);
+    // The IdP's own account with that login is the person.
+    const cookie = await signInWithIdp({ sub: 'sub-mallory', preferred_username: 'mallory@corp.example' });
+    const me = (await t.request({ url: '/api/v1/me', headers: { cookie } })).json();
+    expect((await member(me.id)).json()).toMatchObject({ source: 'scim' });
+  });
+
+  // Decision 2: de-provisioning takes this org's access only; what reached nothing else ends.
+  it("takes away only this org's access from a person who belongs to other orgs: keys for this org alone go, sessions lose this org at once", async () => {
+    const other = await orgClient(t).createOrg(owner.cookie, 'Other SCIM org');
+    const bob = await corpUser('bob.multi');
+    await orgClient(t).setMember(owner.cookie, other.id, bob.user.id, 'member');
+    const id = (await scim('POST', '/Users', { userName: 'bob.multi', externalId: 'sub-bob.multi' })).json().id as string;
+    const acmeOnly = await t.apiKey(bob.cookie, { org_ids: [acme.id] });
+    const both = await t.apiKey(bob.cookie, { org_ids: [acme.id, other.id] });
+    const all = await t.apiKey(bob.cookie);
+    const read = (credential: Record<string, string>, orgId: string) => t.request({ url: `/api/v1/orgs/${orgId}`, headers: credential });
+    const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+    for (const credential of [{ cookie: bob.cookie }, bearer(acmeOnly), bearer(both), bearer(all)]) {
+      expect((await read(credential, acme.id)).statusCode).toBe(200);
+    }
+
+    await scim('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { active: false } }] });
+    // The very next request of the same session cannot read the org, and still reads the other one.
+    expect((await read({ cookie: bob.cookie }, acme.id)).statusCode).toBe(404);
+    expect((await read({ cookie: bob.cookie }, other.id)).statusCode).toBe(200);
+    expect((await t.request({ url: '/api/v1/me', headers: bearer(acmeOnly) })).statusCode).toBe(401);
+    for (const key of [both, all]) {
+      expect((await read(bearer(key), acme.id)).statusCode).toBe(404);
+      expect((await read(bearer(key), other.id)).statusCode).toBe(200);
+    }
+    // The key narrowed to both orgs now names the other alone: re-provisioning does not give it this org back.
+    await scim('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { active: true } }] });
+    expect((await read({ cookie: bob.cookie }, acme.id)).statusCode).toBe(200);
+    expect((await read(bearer(both), acme.id)).statusCode).toBe(404);
+    expect((await read(bearer(all), acme.id)).statusCode).toBe(200);
+  });
+
+  // Decision 3: de-provisioning wins over the last-owner rule; a site administrator names a new owner.
+  it("de-provisions an org's last owner, records it, and a site administrator can name a new owner", async () => {
+    const carol = await corpUser('carol.owner');
+    const solo = await orgClient(t).createOrg(carol.cookie, 'Solo SCIM org');
+    const soloToken = (await t.request({ method: 'POST', url: `/api/v1/orgs/${solo.id}/scim-token`, headers: { cookie: carol.cookie } })).json().token as string;
+    const id = (await scim('POST', '/Users', { userName: 'carol.owner', externalId: 'sub-carol.owner' }, soloToken)).json().id as string;
+    // The existing owner membership is kept as it is (SCIM grants "member" only to people not yet in the org).
+    expect((await t.request({ url: `/api/v1/orgs/${solo.id}/members/${carol.user.id}`, headers: { cookie: carol.cookie } })).json()).toMatchObject({ role: 'owner', source: 'local' });
+
+    expect((await scim('DELETE', `/Users/${id}`, undefined, soloToken)).statusCode).toBe(204);
+    expect((await t.request({ url: `/api/v1/orgs/${solo.id}`, headers: { cookie: carol.cookie } })).statusCode).toBe(401);
+    const admin = await t.user('scim-site-admin', { admin: true });
+    const audit = (await t.request({ url: `/api/v1/orgs/${solo.id}/audit?action=member.removed`, headers: { cookie: admin.cookie } })).json();
+    expect(audit.items ?? audit).toEqual(expect.arrayContaining([expect.objectContaining({ details: expect.objectContaining({ source: 'scim', role: 'owner', last_owner: true }) })]));
+    const named = await t.request({ method: 'PUT', url: `/api/v1/orgs/${solo.id}/members/${admin.user.id}`, headers: { cookie: admin.cookie }, payload: { role: 'owner' } });
+    expect(named.statusCode).toBeLessThan(300);
   });
 
   it('answers the discovery resources', async () => {
     expect((await scim('GET', '/ServiceProviderConfig')).json()).toMatchObject({ patch: { supported: true }, filter: { supported: true }, bulk: { supported: false } });
-    expect((await scim('GET', '/ResourceTypes')).json().Resources[0]).toMatchObject({ id: 'User', endpoint: '/Users' });
-    expect((await scim('GET', '/Schemas')).json().Resources[0].id).toBe('urn:ietf:params:scim:schemas:core:2.0:User');
+    expect((await scim('GET', '/ResourceTypes')).json().Resources).toEqual([
+      expect.objectContaining({ id: 'User', endpoint: '/Users', schema: 'urn:ietf:params:scim:schemas:core:2.0:User' }),
+      expect.objectContaining({ id: 'Group', endpoint: '/Groups', schema: 'urn:ietf:params:scim:schemas:core:2.0:Group' }),
+    ]);
+    const schemas = (await scim('GET', '/Schemas')).json().Resources as { id: string; attributes: { name: string }[] }[];
+    expect(schemas.map((s) => s.id)).toEqual(['urn:ietf:params:scim:schemas:core:2.0:User', 'urn:ietf:params:scim:schemas:core:2.0:Group']);
+    expect(schemas[1]!.attributes.map((a) => a.name)).toEqual(['displayName', 'members', 'externalId']);
     expect((await scim('GET', '/Schemas', undefined, 'wrong')).statusCode).toBe(401);
   });
 });

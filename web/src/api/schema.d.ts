@@ -9560,7 +9560,10 @@ export interface paths {
         /** Create the SCIM bearer token of an organization (owners); shown once, it replaces the previous one */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The OpenID Connect provider whose accounts SCIM users are linked to; by default the only one configured. */
+                    provider?: string;
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -9579,7 +9582,18 @@ export interface paths {
                     content: {
                         "application/json": {
                             token: string;
+                            /** @description The provider whose accounts SCIM users are linked to; null: none (they stay pending). */
+                            provider: string | null;
                         };
+                    };
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
                 /** @description No session and no valid API key. */

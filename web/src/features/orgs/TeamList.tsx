@@ -47,12 +47,13 @@ export function TeamList({ orgId, canManage }: { orgId: string; canManage: boole
                     <div className="team-card-head">
                       <h3 className="team-name">{team.name}</h3>
                       {team.source === 'forge' && <span className="tag" title="Synced from the forge: change it there">Follows the forge</span>}
+                      {team.source === 'scim' && <span className="tag" title="A group of your identity provider: change its name and members there">Provisioned by SCIM</span>}
                       <span className="muted">{plural(team.members.length, 'member')}</span>
                     </div>
                     {team.description && <p className="team-description">{team.description}</p>}
                     <MemberNames ids={team.members} members={people} />
                     <TeamRepos orgId={orgId} teamId={team.id} canEdit={canManage && team.source !== 'forge'} />
-                    {canManage && team.source !== 'forge' && (
+                    {canManage && team.source !== 'forge' && team.source !== 'scim' && (
                       <div className="team-actions">
                         <button type="button" className="button button-small" onClick={() => setEditing(team.id)}>Edit</button>
                         <ConfirmButton label="Delete" confirmLabel={`Delete ${team.name}`} onConfirm={() => remove.mutateAsync(team.id)} />
