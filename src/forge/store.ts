@@ -69,7 +69,7 @@ export function forgeStore(db: Kysely<Database>, dialect: 'sqlite' | 'postgres')
      * Claims one link whose pass is due (asked for, or the reconcile interval since the last one has
      * passed) and not held by another worker; the claim takes what was asked and clears it.
      */
-    async claimPass(at: string, leaseUntil: string, staleBefore: string): Promise<{ link: ForgeLink; parts: SyncPart[] } | undefined> {
+    async claimPass(at: string, leaseUntil: string, staleBefore: string): Promise<{ link: ForgeLink; parts: SyncPart[]; held: string } | undefined> {
       return db.transaction().execute(async (trx) => {
         const link = await trx.selectFrom('forge_links').selectAll()
           .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', at)]))
@@ -89,24 +89,41 @@ export function forgeStore(db: Kysely<Database>, dialect: 'sqlite' | 'postgres')
           .executeTakeFirst();
         if (Number(claimed.numUpdatedRows) === 0) return undefined;
         const asked = link.sync_due_at !== null && link.sync_due_at <= at && link.sync_parts ? link.sync_parts.split(',') as SyncPart[] : null;
-        return { link, parts: asked ?? ['repos', 'members', 'teams'] };
+        return { link, parts: asked ?? ['repos', 'members', 'teams'], held: leaseUntil };
       });
     },
 
-    /** Ends a pass: its outcome on the link, the lease released. */
-    async finishPass(orgId: string, outcome: { syncedAt: string } | { error: string }): Promise<void> {
+    /**
+     * Extends a pass's lease, only while it still holds the one it was given (`held`): false when the
+     * lease ran out and another worker took the link.
+     */
+    async renewPass(orgId: string, held: string, leaseUntil: string): Promise<boolean> {
+      const result = await db.updateTable('forge_links').set({ lease_until: leaseUntil })
+        .where('org_id', '=', orgId).where('lease_until', '=', held).executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    /** Ends a pass: its outcome on the link, the lease released; nothing when the lease `held` was lost. */
+    async finishPass(orgId: string, held: string, outcome: { syncedAt: string } | { error: string }): Promise<void> {
       await db.updateTable('forge_links').set('syncedAt' in outcome
         ? { last_synced_at: outcome.syncedAt, last_error: null, lease_until: null }
         : { last_error: outcome.error, lease_until: null })
-        .where('org_id', '=', orgId).execute();
+        .where('org_id', '=', orgId).where('lease_until', '=', held).execute();
     },
 
-    /** Applies what a pass read, all of it or nothing. */
-    async apply(link: ForgeLink, snapshot: Snapshot): Promise<void> {
-      await db.transaction().execute(async (trx) => {
+    /**
+     * Applies what a pass read, all of it or nothing, while the pass still holds its lease `held`
+     * (the link's row locked meanwhile); false, and nothing applied, when it lost it.
+     */
+    async apply(link: ForgeLink, held: string, snapshot: Snapshot): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const holds = await trx.selectFrom('forge_links').select('org_id').where('org_id', '=', link.org_id).where('lease_until', '=', held)
+          .$if(dialect === 'postgres', (q) => q.forUpdate()).executeTakeFirst();
+        if (!holds) return false;
         if (snapshot.repos) await applyRepos(trx, link, snapshot.repos);
         if (snapshot.members) await applyMembers(trx, link, snapshot.members);
         if (snapshot.teams) await applyTeams(trx, link, snapshot.teams);
+        return true;
       });
     },
 
