@@ -146,8 +146,10 @@ describe.each(DB_KINDS)('an organisation following a Bitbucket workspace (%s)', 
     ws.members.delete(people.bob!);
     ws.members.set(people.dave!, 'owner');
     const before = (await t.request({ url: `/api/v1/orgs/${orgId}/forge`, headers: { cookie: alice.cookie } })).json<{ last_synced_at: string }>().last_synced_at;
-    expect((await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/forge/sync`, headers: { cookie: alice.cookie } })).statusCode).toBe(202);
-    await waitForPass(t, orgId, alice.cookie, before);
+    const asked = await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/forge/sync`, headers: { cookie: alice.cookie } });
+    expect(asked.statusCode).toBe(202);
+    expect(asked.json()).toMatchObject({ syncing: true });
+    expect(await waitForPass(t, orgId, alice.cookie, before)).toMatchObject({ syncing: false });
     expect((await memberships()).map((m) => [m.login, m.role])).toEqual([['alice', 'owner'], ['carol', 'member'], ['dave', 'owner']]);
   });
 });
