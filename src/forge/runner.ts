@@ -47,18 +47,40 @@ export function forgeRunner(store: ForgeStore, clients: Map<string, ForgeSyncCli
     });
     if (!claimed) return false;
     const { link, parts } = claimed;
+    let held = claimed.held;
+    let lost = false;
+    // A large owner's pass can outlast the lease: renewed every third of it (one renewal at a time,
+    // each from the lease the last one gave), so no other instance starts a second pass meanwhile.
+    let renewing = Promise.resolve();
+    const heartbeat = setInterval(() => {
+      renewing = renewing.then(async () => {
+        const next = iso(Date.now() + options.leaseMs);
+        if (await store.renewPass(link.org_id, held, next)) held = next;
+        else lost = true;
+      }).catch(() => undefined);
+    }, Math.max(100, options.leaseMs / 3));
     const client = clients.get(link.provider_id);
     try {
       if (!client) throw new ForgeSyncError(`The provider "${link.provider_id}" is no longer configured with sync credentials`);
       const snapshot = await client.readSnapshot(link.owner, parts);
-      await store.apply(link, snapshot);
-      await store.finishPass(link.org_id, { syncedAt: iso(Date.now()) });
+      clearInterval(heartbeat);
+      await renewing;
+      if (lost || !(await store.apply(link, held, snapshot))) {
+        log.warn({ org: link.org_id, provider: link.provider_id }, 'a forge sync pass lost its lease to another worker; what it read was not applied');
+        return true;
+      }
+      await store.finishPass(link.org_id, held, { syncedAt: iso(Date.now()) });
       log.info({ org: link.org_id, provider: link.provider_id, parts, ms: Date.now() - at }, 'forge sync pass done');
     } catch (error) {
+      clearInterval(heartbeat);
+      await renewing;
       const message = error instanceof ForgeSyncError ? error.message : 'The sync failed inside Scanyard; see the service log';
       if (!(error instanceof ForgeSyncError)) log.error({ err: error, org: link.org_id }, 'forge sync pass failed');
       else log.warn({ org: link.org_id, provider: link.provider_id, reason: message }, 'forge sync pass stopped');
-      await store.finishPass(link.org_id, { error: message }).catch(() => undefined);
+      await store.finishPass(link.org_id, held, { error: message }).catch(() => undefined);
+    } finally {
+      clearInterval(heartbeat);
+      await renewing;
     }
     return true;
   }

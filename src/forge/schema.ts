@@ -6,6 +6,7 @@ export const ForgeLinkSchema = Type.Object({
   owner: Type.String({ description: 'GitHub organisation login, GitLab group full path, Gitea/Forgejo organisation or Bitbucket workspace.' }),
   last_synced_at: Nullable(Time),
   last_error: Nullable(Type.String({ description: 'Why the last pass stopped (the previous state was kept); null after a pass that finished.' })),
+  syncing: Type.Boolean({ description: 'A pass is asked for or under way: last_synced_at or last_error changes when it ends.' }),
   counts: Type.Object({
     repositories: Type.Integer({ description: 'Repositories that follow the forge.' }),
     members: Type.Integer({ description: 'Memberships that come from the forge.' }),

@@ -49,7 +49,7 @@ export function forgeService(deps: ForgeServiceDeps) {
       if (!provider) throw badRequest(`There is no sign-in provider "${input.provider}".`, [{ path: '/provider', message: 'must be the id of a configured provider' }]);
       const client = clients.get(provider.id);
       if (!client) {
-        throw badRequest(`The provider "${provider.id}" has no sync credentials (or ${provider.type} sync is not available yet); see the README, "Organisations that follow the forge".`, [{ path: '/provider', message: 'has no sync credentials' }]);
+        throw badRequest(`The provider "${provider.id}" has no sync credentials; see the README, "Organisations that follow the forge".`, [{ path: '/provider', message: 'has no sync credentials' }]);
       }
       // Only someone who administers the owner on the forge may make this org follow it; the forge says so, asked with their own token.
       if (actor.user.provider_id !== provider.id || actor.user.forge_user_id === null || actor.sessionId === null) {

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { Database, ForgeLinksTable, OrgRole, RepoRole } from '../db/schema.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
@@ -69,7 +69,7 @@ export function forgeStore(db: Kysely<Database>, dialect: 'sqlite' | 'postgres')
      * Claims one link whose pass is due (asked for, or the reconcile interval since the last one has
      * passed) and not held by another worker; the claim takes what was asked and clears it.
      */
-    async claimPass(at: string, leaseUntil: string, staleBefore: string): Promise<{ link: ForgeLink; parts: SyncPart[] } | undefined> {
+    async claimPass(at: string, leaseUntil: string, staleBefore: string): Promise<{ link: ForgeLink; parts: SyncPart[]; held: string } | undefined> {
       return db.transaction().execute(async (trx) => {
         const link = await trx.selectFrom('forge_links').selectAll()
           .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', at)]))
@@ -89,30 +89,47 @@ export function forgeStore(db: Kysely<Database>, dialect: 'sqlite' | 'postgres')
           .executeTakeFirst();
         if (Number(claimed.numUpdatedRows) === 0) return undefined;
         const asked = link.sync_due_at !== null && link.sync_due_at <= at && link.sync_parts ? link.sync_parts.split(',') as SyncPart[] : null;
-        return { link, parts: asked ?? ['repos', 'members', 'teams'] };
+        return { link, parts: asked ?? ['repos', 'members', 'teams'], held: leaseUntil };
       });
     },
 
-    /** Ends a pass: its outcome on the link, the lease released. */
-    async finishPass(orgId: string, outcome: { syncedAt: string } | { error: string }): Promise<void> {
+    /**
+     * Extends a pass's lease, only while it still holds the one it was given (`held`): false when the
+     * lease ran out and another worker took the link.
+     */
+    async renewPass(orgId: string, held: string, leaseUntil: string): Promise<boolean> {
+      const result = await db.updateTable('forge_links').set({ lease_until: leaseUntil })
+        .where('org_id', '=', orgId).where('lease_until', '=', held).executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    /** Ends a pass: its outcome on the link, the lease released; nothing when the lease `held` was lost. */
+    async finishPass(orgId: string, held: string, outcome: { syncedAt: string } | { error: string }): Promise<void> {
       await db.updateTable('forge_links').set('syncedAt' in outcome
         ? { last_synced_at: outcome.syncedAt, last_error: null, lease_until: null }
         : { last_error: outcome.error, lease_until: null })
-        .where('org_id', '=', orgId).execute();
+        .where('org_id', '=', orgId).where('lease_until', '=', held).execute();
     },
 
-    /** Applies what a pass read, all of it or nothing. */
-    async apply(link: ForgeLink, snapshot: Snapshot): Promise<void> {
-      await db.transaction().execute(async (trx) => {
+    /**
+     * Applies what a pass read, all of it or nothing, while the pass still holds its lease `held`
+     * (the link's row locked meanwhile); false, and nothing applied, when it lost it.
+     */
+    async apply(link: ForgeLink, held: string, snapshot: Snapshot): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const holds = await trx.selectFrom('forge_links').select('org_id').where('org_id', '=', link.org_id).where('lease_until', '=', held)
+          .$if(dialect === 'postgres', (q) => q.forUpdate()).executeTakeFirst();
+        if (!holds) return false;
         if (snapshot.repos) await applyRepos(trx, link, snapshot.repos);
         if (snapshot.members) await applyMembers(trx, link, snapshot.members);
         if (snapshot.teams) await applyTeams(trx, link, snapshot.teams);
+        return true;
       });
     },
 
     /** A repository found by full name at upload time, before any pass saw it. */
     async adoptRepo(link: ForgeLink, repo: ForgeRepo): Promise<string> {
-      return db.transaction().execute(async (trx) => upsertRepo(trx, link, repo, now()));
+      return db.transaction().execute(async (trx) => (await upsertRepos(trx, link, [repo], now())).get(repo.forgeId)!);
     },
 
     /** By forge full name (compared ignoring case), else by the name here. */
@@ -167,75 +184,114 @@ function localName(link: ForgeLink, repo: ForgeRepo): string {
   return repo.fullName.toLowerCase().startsWith(prefix) ? repo.fullName.slice(prefix.length) : repo.name || repo.fullName;
 }
 
-/** A name free in the org for this repository (a rename onto a name another repository holds gets the forge id added). */
-async function freeRepoName(trx: Trx, orgId: string, wanted: string, forgeId: string, ownId: string | null): Promise<string> {
-  const holder = await trx.selectFrom('repos').select('id').where('org_id', '=', orgId).where('name_key', '=', nameKey(wanted)).executeTakeFirst();
-  return !holder || holder.id === ownId ? wanted : `${wanted} (${forgeId})`;
+/** Rows per statement: far below either database's limit on bound values (PostgreSQL 65,535). */
+const CHUNK = 500;
+
+function chunked<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
 }
 
-async function upsertRepo(trx: Trx, link: ForgeLink, repo: ForgeRepo, at: string): Promise<string> {
-  const fields = {
-    full_name: repo.fullName, visibility: repo.visibility, archived: repo.archived ? 1 : 0, gone: 0,
-    default_branch: repo.defaultBranch, url: repo.url, updated_at: at,
+/**
+ * Writes forge repositories into the org in one statement per 500: the org's repositories are read
+ * once, each forge repository is matched in memory as one at a time would be (by forge id, a rename
+ * or transfer keeping the row; else a repository made here before the link, by the same name; else a
+ * new one), and all of them are upserted by id in the order matched, so every name a row takes is
+ * free when it takes it (a rename onto a name another repository holds gets the forge id added).
+ * Returns the local id of each forge id.
+ */
+async function upsertRepos(trx: Trx, link: ForgeLink, repos: readonly ForgeRepo[], at: string): Promise<Map<string, string>> {
+  const existing = await trx.selectFrom('repos').select(['id', 'name', 'name_key', 'forge_id', 'created_at']).where('org_id', '=', link.org_id).execute();
+  const byForgeId = new Map(existing.filter((r) => r.forge_id !== null).map((r) => [r.forge_id!, r]));
+  const byKey = new Map(existing.map((r) => [r.name_key, r]));
+  const free = (wanted: string, forgeId: string, ownId: string | null) => {
+    const holder = byKey.get(nameKey(wanted));
+    return !holder || holder.id === ownId ? wanted : `${wanted} (${forgeId})`;
   };
-  const known = await trx.selectFrom('repos').select(['id', 'name']).where('org_id', '=', link.org_id).where('forge_id', '=', repo.forgeId).executeTakeFirst();
-  const wanted = localName(link, repo);
-  if (known) {
-    // A rename or transfer keeps the forge id: the same row, its results with it.
-    const name = known.name.toLowerCase() === wanted.toLowerCase() ? wanted : await freeRepoName(trx, link.org_id, wanted, repo.forgeId, known.id);
-    await trx.updateTable('repos').set({ ...fields, name, name_key: nameKey(name) }).where('id', '=', known.id).execute();
-    return known.id;
+  const ids = new Map<string, string>();
+  const rows: Insertable<Database['repos']>[] = [];
+  for (const repo of repos) {
+    if (ids.has(repo.forgeId)) continue;
+    const wanted = localName(link, repo);
+    let row = byForgeId.get(repo.forgeId);
+    let name: string;
+    if (row) {
+      name = row.name.toLowerCase() === wanted.toLowerCase() ? wanted : free(wanted, repo.forgeId, row.id);
+    } else {
+      const local = byKey.get(nameKey(wanted));
+      if (local && local.forge_id === null) {
+        row = local;
+        name = local.name;
+      } else {
+        name = free(wanted, repo.forgeId, null);
+        row = { id: newId(), name, name_key: nameKey(name), forge_id: null, created_at: at };
+      }
+    }
+    if (byKey.get(row.name_key)?.id === row.id) byKey.delete(row.name_key);
+    Object.assign(row, { name, name_key: nameKey(name), forge_id: repo.forgeId });
+    byKey.set(row.name_key, row);
+    byForgeId.set(repo.forgeId, row);
+    ids.set(repo.forgeId, row.id);
+    rows.push({
+      id: row.id, org_id: link.org_id, name, name_key: row.name_key, forge_id: repo.forgeId, created_at: row.created_at, updated_at: at,
+      full_name: repo.fullName, visibility: repo.visibility, archived: repo.archived ? 1 : 0, gone: 0, default_branch: repo.defaultBranch, url: repo.url,
+    });
   }
-  // A repository made here before the link, by the same name: it is that one.
-  const local = await trx.selectFrom('repos').select('id').where('org_id', '=', link.org_id).where('name_key', '=', nameKey(wanted)).where('forge_id', 'is', null).executeTakeFirst();
-  if (local) {
-    await trx.updateTable('repos').set({ ...fields, forge_id: repo.forgeId }).where('id', '=', local.id).execute();
-    return local.id;
+  for (const chunk of chunked(rows)) {
+    await trx.insertInto('repos').values(chunk).onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+      name: eb.ref('excluded.name'), name_key: eb.ref('excluded.name_key'), forge_id: eb.ref('excluded.forge_id'), full_name: eb.ref('excluded.full_name'),
+      visibility: eb.ref('excluded.visibility'), archived: eb.ref('excluded.archived'), gone: eb.ref('excluded.gone'),
+      default_branch: eb.ref('excluded.default_branch'), url: eb.ref('excluded.url'), updated_at: eb.ref('excluded.updated_at'),
+    }))).execute();
   }
-  const id = newId();
-  const name = await freeRepoName(trx, link.org_id, wanted, repo.forgeId, null);
-  await trx.insertInto('repos').values({ id, org_id: link.org_id, name, name_key: nameKey(name), forge_id: repo.forgeId, created_at: at, ...fields }).execute();
-  return id;
+  return ids;
 }
 
 async function applyRepos(trx: Trx, link: ForgeLink, repos: ForgeRepo[]): Promise<void> {
   const at = now();
-  const seen: string[] = [];
-  for (const repo of repos) {
-    await upsertRepo(trx, link, repo, at);
-    seen.push(repo.forgeId);
-  }
+  const seen = [...(await upsertRepos(trx, link, repos, at)).keys()];
   // Deleted (or moved out) on the forge: marked gone, results kept until an owner deletes it.
   let gone = trx.updateTable('repos').set({ gone: 1, updated_at: at }).where('org_id', '=', link.org_id).where('forge_id', 'is not', null).where('gone', '=', 0);
   if (seen.length > 0) gone = gone.where('forge_id', 'not in', seen);
   await gone.execute();
 }
 
-/** The user of a forge account: found by (provider, forge user id), else created pending (never signed in). */
-async function userFor(trx: Trx, providerId: string, person: ForgePerson, at: string): Promise<string> {
-  const found = await trx.selectFrom('users').select('id').where('provider_id', '=', providerId).where('forge_user_id', '=', person.forgeUserId).executeTakeFirst();
-  if (found) return found.id;
-  const id = newId();
-  await trx.insertInto('users').values({
-    id, login: person.login || person.forgeUserId, name: null, email: null, avatar_url: null, is_admin: 0, provider_id: providerId,
-    forge_user_id: person.forgeUserId, created_at: at, updated_at: at, last_login_at: null,
-  }).execute();
-  return id;
+/**
+ * The users of forge accounts, by forge user id: found by (provider, forge user id), the others
+ * created pending (never signed in), a statement per 500 either way.
+ */
+async function usersFor(trx: Trx, providerId: string, persons: readonly ForgePerson[], at: string): Promise<Map<string, string>> {
+  const wanted = new Map(persons.map((p) => [p.forgeUserId, p]));
+  const found = new Map<string, string>();
+  const look = async (forgeIds: string[]) => {
+    for (const chunk of chunked(forgeIds)) {
+      const rows = await trx.selectFrom('users').select(['id', 'forge_user_id']).where('provider_id', '=', providerId).where('forge_user_id', 'in', chunk).execute();
+      for (const row of rows) found.set(row.forge_user_id!, row.id);
+    }
+  };
+  await look([...wanted.keys()]);
+  const missing = [...wanted.values()].filter((p) => !found.has(p.forgeUserId));
+  for (const chunk of chunked(missing)) {
+    // Someone signing in meanwhile made theirs: that one is found below.
+    await trx.insertInto('users').values(chunk.map((person) => ({
+      id: newId(), login: person.login || person.forgeUserId, name: null, email: null, avatar_url: null, is_admin: 0, provider_id: providerId,
+      forge_user_id: person.forgeUserId, created_at: at, updated_at: at, last_login_at: null,
+    }))).onConflict((oc) => oc.columns(['provider_id', 'forge_user_id']).doNothing()).execute();
+  }
+  if (missing.length > 0) await look(missing.map((p) => p.forgeUserId));
+  return found;
 }
 
 async function applyMembers(trx: Trx, link: ForgeLink, members: ForgeMember[]): Promise<void> {
   const at = now();
-  const kept: string[] = [];
-  for (const member of members) {
-    const userId = await userFor(trx, link.provider_id, member, at);
-    kept.push(userId);
-    const role: OrgRole = member.role;
-    const existing = await trx.selectFrom('memberships').select('role').where('org_id', '=', link.org_id).where('user_id', '=', userId).executeTakeFirst();
-    if (existing) {
-      await trx.updateTable('memberships').set({ role, source: 'forge' }).where('org_id', '=', link.org_id).where('user_id', '=', userId).execute();
-    } else {
-      await trx.insertInto('memberships').values({ org_id: link.org_id, user_id: userId, role, source: 'forge', created_at: at }).execute();
-    }
+  const userIds = await usersFor(trx, link.provider_id, members, at);
+  const roles = new Map<string, OrgRole>();
+  for (const member of members) roles.set(userIds.get(member.forgeUserId)!, member.role);
+  const kept = [...roles.keys()];
+  for (const chunk of chunked([...roles])) {
+    await trx.insertInto('memberships').values(chunk.map(([user_id, role]) => ({ org_id: link.org_id, user_id, role, source: 'forge' as const, created_at: at })))
+      .onConflict((oc) => oc.columns(['org_id', 'user_id']).doUpdateSet((eb) => ({ role: eb.ref('excluded.role'), source: eb.ref('excluded.source') }))).execute();
   }
   // Removed on the forge: out of the org and its teams (sessions and keys lose it at their next request).
   let gone = trx.selectFrom('memberships').select('user_id').where('org_id', '=', link.org_id).where('source', '=', 'forge');
@@ -250,25 +306,24 @@ async function applyMembers(trx: Trx, link: ForgeLink, members: ForgeMember[]): 
 async function applyTeams(trx: Trx, link: ForgeLink, teams: ForgeTeam[]): Promise<void> {
   const at = now();
   const kept: string[] = [];
+  const userIds = await usersFor(trx, link.provider_id, teams.flatMap((team) => team.members), at);
+  const repoRows = await trx.selectFrom('repos').select(['id', 'forge_id']).where('org_id', '=', link.org_id).where('forge_id', 'is not', null).execute();
+  const repoIds = new Map(repoRows.map((r) => [r.forge_id!, r.id]));
   for (const team of teams) {
     const teamId = await upsertTeam(trx, link.org_id, team, at);
     kept.push(teamId);
     await trx.deleteFrom('team_members').where('team_id', '=', teamId).execute();
-    const memberIds = new Set<string>();
-    for (const person of team.members) memberIds.add(await userFor(trx, link.provider_id, person, at));
-    if (memberIds.size > 0) await trx.insertInto('team_members').values([...memberIds].map((user_id) => ({ team_id: teamId, user_id }))).execute();
+    const memberIds = new Set(team.members.map((person) => userIds.get(person.forgeUserId)!));
+    for (const chunk of chunked([...memberIds])) await trx.insertInto('team_members').values(chunk.map((user_id) => ({ team_id: teamId, user_id }))).execute();
 
     await trx.deleteFrom('team_repositories').where('team_id', '=', teamId).execute();
     const grants = new Map<string, RepoRole>();
-    const forgeIds = team.repos.map((r) => r.forgeId);
-    const local = forgeIds.length === 0 ? [] : await trx.selectFrom('repos').select(['id', 'forge_id']).where('org_id', '=', link.org_id).where('forge_id', 'in', forgeIds).execute();
-    const byForgeId = new Map(local.map((r) => [r.forge_id!, r.id]));
     for (const grant of team.repos) {
-      const repoId = byForgeId.get(grant.forgeId);
+      const repoId = repoIds.get(grant.forgeId);
       if (repoId !== undefined) grants.set(repoId, grant.role);
     }
-    if (grants.size > 0) {
-      await trx.insertInto('team_repositories').values([...grants].map(([repository_id, role]) => ({ team_id: teamId, repository_id, role }))).execute();
+    for (const chunk of chunked([...grants])) {
+      await trx.insertInto('team_repositories').values(chunk.map(([repository_id, role]) => ({ team_id: teamId, repository_id, role }))).execute();
     }
   }
   let gone = trx.deleteFrom('teams').where('org_id', '=', link.org_id).where('source', '=', 'forge');

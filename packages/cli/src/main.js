@@ -25,6 +25,10 @@ Without a key, in CI, the job's OIDC token is exchanged for a short-lived upload
 Actions with "permissions: id-token: write", GitLab CI's id_tokens entry SCANYARD_ID_TOKEN, Bitbucket
 Pipelines with "oidc: true"); the organization's CI trust rules say where it may upload. A key wins.
 
+--repo names the organization and the repository. In an organization that follows a forge, the
+forge's full name (acme/payments-api; GitLab group/subgroup/project) reaches the repository even
+before a sync brought it; --create adds a missing repository to an organization that follows none.
+
 --commit, --ref and --base-ref default to the CI's variables (GitHub Actions, GitLab CI, Bitbucket
 Pipelines, Gitea/Forgejo Actions, Jenkins), else to git. --fail-on-gate waits, and exits 1 when an
 upload's gate fails. Exit codes: 0 passed (or warned), 1 gate failed, 2 anything else.`;
@@ -139,27 +143,73 @@ function repoName(repo) {
 }
 
 /**
+ * Where uploads go: a repository found here by organization and name; else, in an organization that
+ * follows a forge owner, the forge full name (owner/name) the service looks up on the forge, creating
+ * the repository if need be; else, with `create`, a repository added to the organization.
+ * @typedef {{ repoId: string } | { orgId: string, fullName: string }} Target
  * @param {ReturnType<typeof apiClient>} api
  * @param {{ org: string, name: string }} repo
  * @param {boolean} create
  * @param {Io} io
- * @returns {Promise<{ id: string }>}
+ * @returns {Promise<Target>}
  */
-async function findRepo(api, repo, create, io) {
+async function findTarget(api, repo, create, io) {
   const found = await api.call('GET', 'api/v1/repos/lookup', { query: { org: repo.org, name: repo.name } });
-  if (found.status === 200) return found.body;
+  if (found.status === 200) return { repoId: found.body.id };
   failUnless(found, [404], `looking up ${repo.org}/${repo.name}`);
-  if (!create) throw new CliError(`repository ${repo.org}/${repo.name} was not found, or this key cannot see it (--create adds it)`);
+  const fullName = `${repo.org}/${repo.name}`;
+  const linked = await linkedOrg(api, fullName);
+  if (linked) return { orgId: linked, fullName };
+  if (!create) throw new CliError(`repository ${fullName} was not found, or this key cannot see it (--create adds it; in an organization that follows a forge, name it as the forge does)`);
 
   const orgs = await api.call('GET', 'api/v1/orgs', { query: { q: repo.org, per_page: 100 } });
   failUnless(orgs, [200], 'looking up the organization');
   const org = /** @type {{ id: string, name: string }[]} */ (orgs.body).find((o) => o.name.toLowerCase() === repo.org.toLowerCase());
   if (!org) throw new CliError(`organization ${repo.org} was not found, or this key cannot see it`);
   const made = await api.call('POST', `api/v1/orgs/${encodeURIComponent(org.id)}/repos`, { json: { name: repo.name } });
-  if (made.status === 409) return findRepo(api, repo, false, io);
+  if (made.status === 409) return findTarget(api, repo, false, io);
   failUnless(made, [201], `creating ${repo.org}/${repo.name}`);
   io.out.write(`Created repository ${org.name}/${made.body.name}\n`);
-  return made.body;
+  return { repoId: made.body.id };
+}
+
+/**
+ * The organization (of those this key sees) that follows the forge owner `fullName` lies under; the
+ * deepest owner wins (a GitLab subgroup linked beside its parent). Null when none does.
+ * @param {ReturnType<typeof apiClient>} api @param {string} fullName
+ * @returns {Promise<string | null>}
+ */
+async function linkedOrg(api, fullName) {
+  const wanted = fullName.toLowerCase();
+  /** @type {{ id: string, owner: string } | null} */
+  let best = null;
+  for (let page = 1; ; page++) {
+    const orgs = await api.call('GET', 'api/v1/orgs', { query: { per_page: 100, page } });
+    // A CI token reads no organization list: only a repository found by name is reachable with it.
+    if (orgs.status !== 200 || !Array.isArray(orgs.body)) return null;
+    for (const org of /** @type {{ id: string }[]} */ (orgs.body)) {
+      const link = await api.call('GET', `api/v1/orgs/${encodeURIComponent(org.id)}/forge`);
+      if (link.status !== 200) continue;
+      const owner = String(link.body.owner).toLowerCase();
+      if (wanted.startsWith(`${owner}/`) && (best === null || owner.length > best.owner.length)) best = { id: org.id, owner };
+    }
+    if (orgs.body.length < 100) return best?.id ?? null;
+  }
+}
+
+/**
+ * The repository a target names, for reads: in a linked organization, the one whose forge full name it is.
+ * @param {ReturnType<typeof apiClient>} api @param {Target} target
+ * @returns {Promise<string>}
+ */
+async function repoIdOf(api, target) {
+  if ('repoId' in target) return target.repoId;
+  const name = target.fullName.split('/').at(-1) ?? '';
+  const list = await api.call('GET', `api/v1/orgs/${encodeURIComponent(target.orgId)}/repos`, { query: { q: name, per_page: 100 } });
+  failUnless(list, [200], `looking up ${target.fullName}`);
+  const hit = /** @type {{ id: string, full_name: string | null }[]} */ (list.body).find((r) => r.full_name?.toLowerCase() === target.fullName.toLowerCase());
+  if (!hit) throw new CliError(`repository ${target.fullName} has no results here yet (it has not been synced or uploaded to)`);
+  return hit.id;
 }
 
 /**
@@ -192,7 +242,7 @@ async function upload(files, values, io) {
   const commit = values.commit ?? context.commit;
   const ref = values.ref ?? (tokenRefOnly ? null : context.ref);
   const baseRef = values['base-ref'] ?? (tokenRefOnly ? null : context.baseRef);
-  const target = await findRepo(api, repo, values.create ?? false, io);
+  const target = await findTarget(api, repo, values.create ?? false, io);
 
   /** @type {{ file: string, id: string }[]} */
   const sent = [];
@@ -200,8 +250,8 @@ async function upload(files, values, io) {
     const content = /** @type {Buffer} */ (contents[i]);
     // Already compressed files go as they are; the service recognises gzip by its magic bytes.
     const gzipped = content[0] === 0x1f && content[1] === 0x8b;
-    const res = await api.call('POST', `api/v1/repos/${encodeURIComponent(target.id)}/upload`, {
-      query: { category: values.category, commit_sha: commit, ref, base_ref: baseRef, head_sha: context.headSha ?? undefined, base_sha: context.baseSha ?? undefined, format: values.format },
+    const res = await api.call('POST', 'repoId' in target ? `api/v1/repos/${encodeURIComponent(target.repoId)}/upload` : `api/v1/orgs/${encodeURIComponent(target.orgId)}/upload`, {
+      query: { repo: 'repoId' in target ? undefined : target.fullName, category: values.category, commit_sha: commit, ref, base_ref: baseRef, head_sha: context.headSha ?? undefined, base_sha: context.baseSha ?? undefined, format: values.format },
       headers: { 'content-type': 'application/octet-stream', ...(gzipped ? {} : { 'content-encoding': 'gzip' }) },
       body: gzipped ? content : gzipSync(content),
     });
@@ -244,8 +294,8 @@ async function waitFor(api, id, deadline) {
 async function gate(values, io) {
   const repo = repoName(values.repo);
   const { api } = await connect(values, io);
-  const target = await findRepo(api, repo, false, io);
-  const res = await api.call('GET', `api/v1/repos/${encodeURIComponent(target.id)}/gate`);
+  const target = await repoIdOf(api, await findTarget(api, repo, false, io));
+  const res = await api.call('GET', `api/v1/repos/${encodeURIComponent(target)}/gate`);
   failUnless(res, [200], `judging ${repo.org}/${repo.name}`);
   printGate(io.out, `${repo.org}/${repo.name}`, res.body);
   if (res.body.status === 'fail') throw new CliError(`the gate failed for ${repo.org}/${repo.name}`, 1);

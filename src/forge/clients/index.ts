@@ -2,6 +2,7 @@ import type { ProviderConfig } from '../../providers-config.js';
 import { githubSync } from './github.js';
 import { gitlabSync } from './gitlab.js';
 import { giteaSync } from './gitea.js';
+import { bitbucketSync } from './bitbucket.js';
 import type { ForgeCallOptions } from './http.js';
 import type { ForgeSyncClient } from './types.js';
 
@@ -11,7 +12,7 @@ export * from './types.js';
 
 /**
  * The sync client of a provider with sync credentials, by forge type (the same types as the sign-in
- * forges of auth/forges/); null when it has none, or its type has no sync yet.
+ * forges of auth/forges/); null when it has none.
  */
 export function createSyncClient(config: ProviderConfig, call: ForgeCallOptions): ForgeSyncClient | null {
   if (config.sync === null) return null;
@@ -23,7 +24,7 @@ export function createSyncClient(config: ProviderConfig, call: ForgeCallOptions)
     case 'gitea':
     case 'forgejo':
       return giteaSync(config, call);
-    default:
-      return null;
+    case 'bitbucket':
+      return bitbucketSync(config, call);
   }
 }

@@ -6,7 +6,8 @@
  * rel="next"), "Rate limits for the REST API" (primary: 403/429 + x-ratelimit-remaining 0 and
  * x-ratelimit-reset; secondary: 403 "You have exceeded a secondary rate limit", retry-after), and
  * "Webhook events and payloads" / "Validating webhook deliveries" (X-Hub-Signature-256,
- * X-GitHub-Delivery, X-GitHub-Event).
+ * X-GitHub-Delivery, X-GitHub-Event), and "Authorizing OAuth apps" (the web application flow, GET /user)
+ * for browser sign-in.
  */
 import { createHmac, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import { jwtVerify } from 'jose';
@@ -37,6 +38,8 @@ export interface GithubEmulator extends EmulatorServer {
   addUser(id: number, login: string): void;
   /** A user access token, as OAuth sign-in would have issued it. */
   tokenFor(userId: number): string;
+  /** Who signs in through the OAuth web flow from now on (browser tests). */
+  signInAs(userId: number): void;
   /** A webhook delivery as GitHub sends it, signed with `secret` unless told otherwise. */
   hook(event: string, payload: unknown, opts: { secret: string; deliveryId?: string; signature?: string | null }): { headers: Record<string, string>; payload: string };
   nextId(): number;
@@ -54,6 +57,8 @@ export async function startGithubEmulator(opts: { pageSize?: number } = {}): Pro
   const orgs = new Map<string, GhOrg>();
   const users = new Map<number, string>();
   const userTokens = new Map<string, number>();
+  const codes = new Map<string, number>();
+  let signingIn: number | null = null;
   const installTokens = new Map<string, { org: string; expires: number }>();
   let ids = 5000;
   let apiUrl = '';
@@ -89,9 +94,33 @@ export async function startGithubEmulator(opts: { pageSize?: number } = {}): Pro
   });
   const userJson = (id: number) => ({ login: users.get(id) ?? `user${id}`, id, node_id: `U_${id}`, type: 'User', site_admin: false });
 
-  const server = await startServer(async ({ method, path, query, headers }) => {
+  const server = await startServer(async ({ method, path, query, headers, body }) => {
+    // "Authorizing OAuth apps", the web application flow: the code comes back to redirect_uri with the state.
+    if (method === 'GET' && path === '/login/oauth/authorize') {
+      if (signingIn === null) return notFound;
+      const code = randomBytes(10).toString('hex');
+      codes.set(code, signingIn);
+      const to = new URL(query.get('redirect_uri') ?? '');
+      to.searchParams.set('code', code);
+      if (query.get('state')) to.searchParams.set('state', query.get('state')!);
+      return { status: 302, body: '', headers: { location: to.toString() } };
+    }
+    if (method === 'POST' && path === '/login/oauth/access_token') {
+      const form = new URLSearchParams(body);
+      const userId = codes.get(form.get('code') ?? '');
+      if (userId === undefined) return { status: 200, body: { error: 'bad_verification_code', error_description: 'The code passed is incorrect or expired.' } };
+      codes.delete(form.get('code')!);
+      const token = `gho_${randomBytes(18).toString('base64url')}`;
+      userTokens.set(token, userId);
+      return { status: 200, body: { access_token: token, token_type: 'bearer', scope: 'read:org,read:user,user:email' } };
+    }
     const p = path.replace(/^\/api\/v3/, '');
     let m: RegExpExecArray | null;
+    if (method === 'GET' && (p === '/user' || p === '/user/emails')) {
+      const userId = userTokens.get(String(headers.authorization ?? '').replace(/^(Bearer|token) /, ''));
+      if (userId === undefined) return badCredentials;
+      return { status: 200, body: p === '/user' ? { ...userJson(userId), name: users.get(userId), email: null } : [] };
+    }
     if (method === 'GET' && (m = /^\/orgs\/([^/]+)\/installation$/.exec(p))) {
       if (!(await appAuthorized(headers, publicKey))) return { status: 401, body: { message: 'A JSON web token could not be decoded', documentation_url: DOCS, status: '401' } };
       const org = orgs.get(decodeURIComponent(m[1]!).toLowerCase());
@@ -184,6 +213,9 @@ export async function startGithubEmulator(opts: { pageSize?: number } = {}): Pro
       const token = `gho_${randomBytes(18).toString('base64url')}`;
       userTokens.set(token, userId);
       return token;
+    },
+    signInAs(userId) {
+      signingIn = userId;
     },
     hook(event, payload, o) {
       const body = JSON.stringify(payload);

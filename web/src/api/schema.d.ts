@@ -9038,6 +9038,8 @@ export interface paths {
                             last_synced_at: string | null;
                             /** @description Why the last pass stopped (the previous state was kept); null after a pass that finished. */
                             last_error: string | null;
+                            /** @description A pass is asked for or under way: last_synced_at or last_error changes when it ends. */
+                            syncing: boolean;
                             counts: {
                                 /** @description Repositories that follow the forge. */
                                 repositories: number;
@@ -9104,6 +9106,8 @@ export interface paths {
                             last_synced_at: string | null;
                             /** @description Why the last pass stopped (the previous state was kept); null after a pass that finished. */
                             last_error: string | null;
+                            /** @description A pass is asked for or under way: last_synced_at or last_error changes when it ends. */
+                            syncing: boolean;
                             counts: {
                                 /** @description Repositories that follow the forge. */
                                 repositories: number;
@@ -9279,6 +9283,8 @@ export interface paths {
                             last_synced_at: string | null;
                             /** @description Why the last pass stopped (the previous state was kept); null after a pass that finished. */
                             last_error: string | null;
+                            /** @description A pass is asked for or under way: last_synced_at or last_error changes when it ends. */
+                            syncing: boolean;
                             counts: {
                                 /** @description Repositories that follow the forge. */
                                 repositories: number;

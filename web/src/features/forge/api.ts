@@ -5,8 +5,8 @@ import { queryKeys } from '../../api/query-keys';
 /** While a pass is under way (asked for, not finished), the link is read this often. */
 const SYNCING_POLL_MS = 2000;
 
-/** The org's forge link; null when it follows no forge. */
-export function useForgeLink(orgId: string, polling: boolean) {
+/** The org's forge link; null when it follows no forge. Read again and again while a pass is asked for or under way. */
+export function useForgeLink(orgId: string) {
   return useQuery({
     queryKey: queryKeys.orgForge(orgId),
     queryFn: async ({ signal }) => {
@@ -17,7 +17,7 @@ export function useForgeLink(orgId: string, polling: boolean) {
         throw error;
       }
     },
-    refetchInterval: polling ? SYNCING_POLL_MS : false,
+    refetchInterval: (query) => (query.state.data?.syncing ? SYNCING_POLL_MS : false),
   });
 }
 
