@@ -56,7 +56,8 @@ const cpuAfter = cpuCheck();
 log(`CPU check: ${cpuBefore.toFixed(2)} s before, ${cpuAfter.toFixed(2)} s after`);
 if (sections.length) {
   const file = path.resolve(import.meta.dirname, '../BENCHMARKS.md');
-  fs.writeFileSync(file, `${header()}\n${keepOthers(file, sections).join('\n')}`);
+  // Each section ends in one newline and one blank line parts them, so rewriting the file adds none.
+  fs.writeFileSync(file, `${header()}\n${keepOthers(file, sections).map((section) => section.replace(/\n*$/, '\n')).join('\n')}`);
   log(`written to ${path.relative(process.cwd(), file)}`);
 }
 process.exit(0);
