@@ -38,6 +38,8 @@ import { suppressionStore } from './suppressions/store.js';
 import { suppressionService } from './suppressions/service.js';
 import { adminPinStore } from './auth/admin-pins-store.js';
 import { siteAdmins } from './auth/site-admins.js';
+import { samlService } from './auth/saml-service.js';
+import { samlStore } from './auth/saml-store.js';
 import { groupGrants } from './auth/group-grants.js';
 import { groupGrantStore } from './auth/group-grants-store.js';
 import { scimService } from './scim/service.js';
@@ -82,7 +84,7 @@ export function createServices(config: Config, db: Db, sessionSecret: string | n
   const advisories = advisoryService(k, policy, advisoryZipLimits(config), config.advisorySources);
   const findings = findingStore(db);
   const keyActors = keyActorCache();
-  const providerTypeOf = (id: string | null) => config.providers.find((p) => p.id === id)?.type ?? config.oidcProviders.find((p) => p.id === id)?.type;
+  const providerTypeOf = (id: string | null) => [...config.providers, ...config.oidcProviders, ...config.samlProviders].find((p) => p.id === id)?.type;
   const sessions = sessionStore(k);
   const forgeTokens = forgeTokenSealer(sessionSecret);
   return {
@@ -112,6 +114,7 @@ export function createServices(config: Config, db: Db, sessionSecret: string | n
     admins: siteAdmins(config.admins, adminPinStore(k)),
     scimService: scimService(scimStore(k), policy, audit, (id) => keyActors.forget(id)),
     groupGrants: groupGrants(transactions(k, (trx) => ({ grants: groupGrantStore(trx) })), audit),
+    saml: samlService(config.samlProviders, samlStore(k), { baseUrl: config.baseUrl, allowPrivate: config.samlAllowPrivate }),
     gateService: gates,
     badgeService: badgeService(badgeStore(k), repoStore(k), repos.authorized, gates, audit),
     webhooks: createWebhooks(config, db, policy, audit),
