@@ -249,6 +249,12 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
     });
   });
 
+  it('refuses a transient NameID, which would make a new user at every sign-in', async () => {
+    const before = await counts();
+    idp.nextUser = { nameId: '_3f1e0c2a9b', nameIdFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient', attributes: { uid: 'ada' } };
+    await expectRefused(await post(await startSignIn()), before, /NameID is transient/);
+  });
+
   it('applies group mappings at every sign-in, source idp: added, then removed when the group goes', async () => {
     const org = await mappedOrg();
     idp.nextUser = { nameId: 'linus@corp.example', attributes: { uid: 'linus', groups: ['sec-team', 'unmapped'] } };
