@@ -2,7 +2,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { inflateRawSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
-import { createTestApp, sessionCookie, type TestApp } from '../support/app.js';
+import { buildApp } from '../../src/app.js';
+import { openDatabase } from '../../src/db/index.js';
+import { createTestApp, sessionCookie, TEST_SECRET, type TestApp } from '../support/app.js';
 import { orgClient } from '../support/orgs.js';
 import { DB_KINDS } from '../support/db.js';
 import { startSamlIdp, type PostedForm, type SamlIdp } from '../support/saml-idp.js';
@@ -295,11 +297,49 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
     expect((await t.request({ method: 'POST', url: '/auth/saml/nope/acs', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'SAMLResponse=eA==' })).statusCode).toBe(404);
   });
 
+  it('shares pending requests and used assertions between instances: started on one, answered on another, replayed on the first', async () => {
+    // Another instance: its own app and connections on the same database, nothing else shared.
+    const db = openDatabase(t.config.database);
+    const other = await buildApp({ config: t.config, db, sessionSecret: TEST_SECRET, logger: false, workers: 0 });
+    try {
+      idp.nextUser = { nameId: 'two-instances@corp.example', attributes: {} };
+      const form = await startSignIn();
+      const answered = await other.inject({
+        method: 'POST', url: '/auth/saml/corp/acs', headers: { host: 'localhost:8080', 'content-type': 'application/x-www-form-urlencoded', origin: new URL(idp.ssoUrl).origin },
+        payload: new URLSearchParams({ SAMLResponse: form.SAMLResponse }).toString(),
+      });
+      expect(answered.statusCode, answered.body).toBe(302);
+      await expectRefused(await post(form), await counts(), /replayed/);
+    } finally {
+      await other.close();
+      await db.close();
+    }
+  });
+
   it('starts with an IdP that is down, and sends its sign-in back to the login screen, logging why', async () => {
     const res = await t.request({ url: '/auth/login/down' });
     expect(res.statusCode).toBe(302);
     expect(res.headers.location).toBe('/login?error=forge_failed');
     expect(logged.some((l) => l.includes('SAML sign-in could not start') && l.includes('IdP metadata'))).toBe(true);
+  });
+});
+
+describe('SAML metadata URLs go through the SSRF guard', () => {
+  it('refuses a metadata URL that reaches a loopback address unless SERVICE_SAML_ALLOW_PRIVATE is on', async () => {
+    const idp = await startSamlIdp();
+    const logged: string[] = [];
+    const stream = new Writable({ write(chunk: Buffer, _enc, done) { logged.push(chunk.toString('utf8')); done(); } });
+    // An https URL passes the start; the address it reaches is what the guard refuses.
+    const provider = { id: 'inside', type: 'saml', name: 'Inside', idp_metadata_url: `https://${new URL(idp.metadataUrl).host}/saml/metadata` };
+    const t = await createTestApp('sqlite', { SERVICE_PROVIDERS: JSON.stringify([provider]), LOG_LEVEL: 'warn' }, { stream });
+    try {
+      const res = await t.request({ url: '/auth/login/inside' });
+      expect(res.headers.location).toBe('/login?error=forge_failed');
+      expect(logged.join('')).toContain('refused: 127.0.0.1 is not a public address');
+    } finally {
+      await t.close();
+      await idp.close();
+    }
   });
 
 });
