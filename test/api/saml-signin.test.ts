@@ -241,6 +241,22 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
       await expectRefused(await post(await startSignIn()), before, /InResponseTo names no pending AuthnRequest/);
     });
 
+    it('an assertion signed with the IdP key but naming another issuer', async () => {
+      await mappedOrg();
+      const before = await counts();
+      idp.nextUser = attacker;
+      idp.next = { issuer: 'https://other-idp.example/saml' };
+      await expectRefused(await post(await startSignIn()), before, /Issuer \W+https:\/\/other-idp\.example\/saml\W+ is not the IdP of the metadata/);
+    });
+
+    it('a signed Response whose Destination is another ACS', async () => {
+      await mappedOrg();
+      const before = await counts();
+      idp.nextUser = attacker;
+      idp.next = { sign: 'response', destination: 'https://other-app.example/saml/acs' };
+      await expectRefused(await post(await startSignIn()), before, /Destination \W+https:\/\/other-app\.example\/saml\/acs\W+ is not this ACS/);
+    });
+
     it('a NameID with a comment inserted after signing (admin@corp.example<!---->.evil.example)', async () => {
       await mappedOrg();
       const before = await counts();

@@ -46,6 +46,7 @@ export interface ResponseOptions {
   foreignKey?: boolean;
   audience?: string;
   recipient?: string;
+  destination?: string;
   inResponseTo?: string;
   issuer?: string;
   /** Moves every instant (IssueInstant, NotBefore, NotOnOrAfter) by this much. */
@@ -186,7 +187,7 @@ function buildResponse(idp: SamlIdp, request: AuthnRequest, user: SamlUser, opti
     + '</saml:AuthnStatement>'
     + (attributes === '' ? '' : `<saml:AttributeStatement>${attributes}</saml:AttributeStatement>`)
     + '</saml:Assertion>';
-  let xml = `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_r${randomBytes(16).toString('hex')}" Version="2.0" IssueInstant="${instant(0)}" Destination="${escapeXml(request.acsUrl)}" InResponseTo="${inResponseTo}">`
+  let xml = `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_r${randomBytes(16).toString('hex')}" Version="2.0" IssueInstant="${instant(0)}" Destination="${escapeXml(options.destination ?? request.acsUrl)}" InResponseTo="${inResponseTo}">`
     + `<saml:Issuer>${issuer}</saml:Issuer>`
     + '<samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>'
     + assertion
