@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Writable } from 'node:stream';
 import { inflateRawSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
@@ -329,6 +329,20 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
     } finally {
       await other.close();
       await db.close();
+    }
+  });
+
+  it('reads the metadata again after an hour, and keeps what it read when the IdP cannot answer then', async () => {
+    idp.nextUser = { nameId: 'hourly@corp.example', attributes: {} };
+    expect((await post(await startSignIn())).statusCode).toBe(302);
+    idp.metadataDown = true;
+    try {
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61 * 60_000 });
+      expect((await post(await startSignIn())).statusCode).toBe(302);
+      expect(logged.some((l) => l.includes('could not read the SAML IdP metadata again') && l.includes('HTTP 503'))).toBe(true);
+    } finally {
+      vi.useRealTimers();
+      idp.metadataDown = false;
     }
   });
 

@@ -26,6 +26,8 @@ export interface SamlIdp {
   ssoUrl: string;
   nextUser: SamlUser;
   next: ResponseOptions;
+  /** While true, the metadata URL answers 503 (an IdP being upgraded). */
+  metadataDown: boolean;
   /** What a browser does at the IdP: follows the redirect to the SSO URL and reads the auto-posting form. */
   authorize(url: string): Promise<PostedForm>;
   /** The AuthnRequest the IdP last received, as it read it. */
@@ -83,6 +85,11 @@ export async function startSamlIdp(): Promise<SamlIdp> {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', origin);
     if (url.pathname === '/saml/metadata') {
+      if (idp.metadataDown) {
+        res.statusCode = 503;
+        res.end();
+        return;
+      }
       res.setHeader('content-type', 'application/samlmetadata+xml');
       res.end(idpMetadata(idp.entityId, idp.ssoUrl, IDP_CERT));
       return;
@@ -112,6 +119,7 @@ export async function startSamlIdp(): Promise<SamlIdp> {
     ssoUrl: `${origin}/saml/sso`,
     nextUser: { nameId: 'ada@corp.example', attributes: { uid: 'ada' } },
     next: {},
+    metadataDown: false,
     async authorize(url) {
       const res = await fetch(url, { redirect: 'manual' });
       const page = await res.text();
