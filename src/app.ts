@@ -104,12 +104,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const services = createServices(config, db, options.sessionSecret);
   app.decorate('services', services);
+  const signInProviders = config.providers.length + config.oidcProviders.length + config.samlProviders.length;
   const guard = registerGuard(app, {
     sessions: services.sessions, apiKeys: services.apiKeys, keyActors: services.keyActors, admins: services.admins, baseUrl: config.baseUrl,
-    localUsersDisabled: config.providers.length > 0,
+    localUsersDisabled: signInProviders > 0,
     ciTokens: { prefix: CI_TOKEN_PREFIX, actorOf: (token) => services.ciIdentity.actorOf(token) },
   });
-  if (config.providers.length > 0) {
+  if (signInProviders > 0) {
     app.addHook('onReady', async () => {
       if (await services.users.hasLocalUser()) {
         app.log.warn('a sign-in provider is configured: the local dev user can no longer act (its sessions and API keys are refused)');

@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { loadOidcProviders, loadProviders, ProviderConfigError, type OidcProviderConfig, type ProviderConfig } from './providers-config.js';
+import {
+  loadOidcProviders, loadProviders, loadSamlProviders, ProviderConfigError, type OidcProviderConfig, type ProviderConfig, type SamlProviderConfig,
+} from './providers-config.js';
 import type { DatabaseConfig } from './db/index.js';
 import { CiIssuerConfigError, loadCiIssuers, type CiIssuerConfig } from './ci-issuers-config.js';
 
@@ -31,6 +33,10 @@ export interface Config {
   providers: ProviderConfig[];
   /** The `type: "oidc"` entries of SERVICE_PROVIDERS, beside the forges. */
   oidcProviders: OidcProviderConfig[];
+  /** The `type: "saml"` entries of SERVICE_PROVIDERS. */
+  samlProviders: SamlProviderConfig[];
+  /** Lets a SAML provider's idp_metadata_url be http, or on loopback or private addresses (an IdP inside your network). */
+  samlAllowPrivate: boolean;
   devLogin: boolean;
   admins: AdminEntry[];
   /** Fastify's trustProxy: false, a hop count, or the addresses/CIDRs of the proxies in front. */
@@ -90,7 +96,9 @@ export function loadConfig(env: Env = process.env): Config {
   const database = parseDatabaseUrl(env.DATABASE_URL ?? 'sqlite:./data/scanyard.db');
   const providers = providersFrom(env, loadProviders);
   const oidcProviders = providersFrom(env, loadOidcProviders);
-  const devLogin = providers.length === 0 && oidcProviders.length === 0 && boolean(env, 'SERVICE_DEV_LOGIN', true);
+  const samlAllowPrivate = boolean(env, 'SERVICE_SAML_ALLOW_PRIVATE', false);
+  const samlProviders = providersFrom(env, (e) => loadSamlProviders(e, samlAllowPrivate));
+  const devLogin = providers.length === 0 && oidcProviders.length === 0 && samlProviders.length === 0 && boolean(env, 'SERVICE_DEV_LOGIN', true);
   return {
     port,
     // A password-less administrator stays on this machine unless HOST says otherwise.
@@ -105,6 +113,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     providers,
     oidcProviders,
+    samlProviders,
+    samlAllowPrivate,
     devLogin,
     admins: admins(env.SERVICE_ADMINS),
     trustProxy: trustProxy(env.SERVICE_TRUST_PROXY),

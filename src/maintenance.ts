@@ -4,7 +4,7 @@ import type { Services } from './services.js';
 /**
  * Housekeeping every `SERVICE_MAINTENANCE_SECONDS` (hourly by default) on instances that run
  * workers: raw upload bytes past their retention, branches and pull requests idle past theirs,
- * expired sessions, webhook deliveries finished more than 30 days ago, and dismissals whose
+ * expired sessions, unanswered SAML requests and expired SAML assertion ids, webhook deliveries finished more than 30 days ago, and dismissals whose
  * `dismissed_until` has passed (their findings open again), and each repository's daily metrics
  * snapshots up to yesterday (every missing day: the backfill after migration 0034, catch-up after downtime). Safe to run on every instance at once
  * (deletes, and reopening under the repository lock). Returns a stop function.
@@ -27,6 +27,7 @@ export async function runMaintenance(services: Services, log: FastifyBaseLogger)
     await services.sessions.pruneExpired();
     await services.webhooks.pruneDeliveries();
     await services.ciIdentity.prune();
+    await services.saml.prune();
     await services.forge.pruneEvents();
     await services.verdicts.pruneDeliveries();
     const expired = await services.findingService.expireDismissals();

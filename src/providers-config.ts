@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { IdpMetadataError, parseIdpMetadata, type IdpMetadata } from './saml-metadata.js';
 
 export type ForgeType = 'github' | 'gitlab' | 'gitea' | 'forgejo' | 'bitbucket';
 export const FORGE_TYPES: readonly ForgeType[] = ['github', 'gitlab', 'gitea', 'forgejo', 'bitbucket'];
@@ -55,6 +56,22 @@ export interface OidcProviderConfig {
   end_session: boolean;
 }
 
+/** A SAML 2.0 identity provider (Okta, Entra ID, ADFS, Keycloak...), described by its metadata. */
+export interface SamlProviderConfig {
+  id: string;
+  type: 'saml';
+  name: string;
+  /** Fetched (through the SSRF guard) at the first sign-in and every hour after; null with a file. */
+  idp_metadata_url: string | null;
+  /** Read and checked at start from `idp_metadata_file`; null with a URL. */
+  idp_metadata: IdpMetadata | null;
+  login_attribute: string;
+  email_attribute: string;
+  name_attribute: string;
+  groups_attribute: string;
+  group_mappings: GroupMapping[];
+}
+
 /** One line naming the variable, the entry and the problem; never carries client_secret. */
 export class ProviderConfigError extends Error {
   override readonly name = 'ProviderConfigError';
@@ -95,9 +112,11 @@ function defaultApiUrl(type: ForgeType, url: string): string | null {
   }
 }
 
-/** The forge providers of SERVICE_PROVIDERS(_FILE); OpenID Connect entries come from loadOidcProviders. */
+type AnyProvider = ProviderConfig | OidcProviderConfig | SamlProviderConfig;
+
+/** The forge providers of SERVICE_PROVIDERS(_FILE); OpenID Connect and SAML entries come from their own loaders. */
 export function loadProviders(env: Record<string, string | undefined>): ProviderConfig[] {
-  return loadAll(env).filter((p): p is ProviderConfig => p.type !== 'oidc');
+  return loadAll(env).filter((p): p is ProviderConfig => p.type !== 'oidc' && p.type !== 'saml');
 }
 
 /** The `type: "oidc"` entries of the same list, in the same order; ids are unique across both kinds. */
@@ -105,16 +124,32 @@ export function loadOidcProviders(env: Record<string, string | undefined>): Oidc
   return loadAll(env).filter((p): p is OidcProviderConfig => p.type === 'oidc');
 }
 
-function loadAll(env: Record<string, string | undefined>): (ProviderConfig | OidcProviderConfig)[] {
+/**
+ * The `type: "saml"` entries, in the same order. An `http:` metadata URL needs allowPrivate
+ * (SERVICE_SAML_ALLOW_PRIVATE): the certificates that verify every sign-in come from it.
+ */
+export function loadSamlProviders(env: Record<string, string | undefined>, allowPrivate: boolean): SamlProviderConfig[] {
+  const saml = loadAll(env).filter((p): p is SamlProviderConfig => p.type === 'saml');
+  const plain = saml.find((p) => p.idp_metadata_url?.startsWith('http:'));
+  if (plain && !allowPrivate) {
+    throw new ProviderConfigError(`SERVICE_PROVIDERS (id ${quote(plain.id)}): idp_metadata_url must use https (http only with SERVICE_SAML_ALLOW_PRIVATE=true)`);
+  }
+  return saml;
+}
+
+function loadAll(env: Record<string, string | undefined>): AnyProvider[] {
   const source = readSource(env);
   if (source === null) return [];
   if (!Array.isArray(source.data)) {
     throw new ProviderConfigError(`${source.label}: must be an array of providers, got ${show(source.data)}`);
   }
   const seen = new Map<string, string>();
-  return source.data.map((entry, i) => isRecord(entry) && entry.type === 'oidc'
-    ? parseOidcEntry(entry, `${source.label}[${i}]`, seen)
-    : parseEntry(entry, `${source.label}[${i}]`, seen));
+  return source.data.map((entry, i) => {
+    const at = `${source.label}[${i}]`;
+    if (isRecord(entry) && entry.type === 'oidc') return parseOidcEntry(entry, at, seen);
+    if (isRecord(entry) && entry.type === 'saml') return parseSamlEntry(entry, at, seen);
+    return parseEntry(entry, at, seen);
+  });
 }
 
 const OIDC_FIELDS = [
@@ -153,6 +188,72 @@ function parseOidcEntry(entry: Record<string, unknown>, at: string, seen: Map<st
     group_mappings: parseGroupMappings(entry.group_mappings, fail),
     end_session: entry.end_session === true,
   };
+}
+
+const SAML_FIELDS = [
+  'id', 'type', 'name', 'idp_metadata_url', 'idp_metadata_file', 'login_attribute', 'email_attribute', 'name_attribute',
+  'groups_attribute', 'group_mappings',
+];
+
+function parseSamlEntry(entry: Record<string, unknown>, at: string, seen: Map<string, string>): SamlProviderConfig {
+  const where = typeof entry.id === 'string' ? `${at} (id ${quote(entry.id)})` : at;
+  const fail = (problem: string): never => {
+    throw new ProviderConfigError(`${where}: ${problem}`);
+  };
+  const unknown = Object.keys(entry).find((k) => !SAML_FIELDS.includes(k));
+  if (unknown !== undefined) fail(`unknown field ${quote(unknown)}; expected ${SAML_FIELDS.join(', ')}`);
+  const id = parseId(entry.id, fail);
+  const previous = seen.get(id);
+  if (previous !== undefined) fail(`id ${quote(id)} is already used by ${previous}`);
+  seen.set(id, at);
+  const url = entry.idp_metadata_url === undefined ? null : parseMetadataUrl(entry.idp_metadata_url, fail);
+  const file = entry.idp_metadata_file === undefined ? null : requireText(entry.idp_metadata_file, 'idp_metadata_file', fail, true);
+  if (url !== null && file !== null) fail('set idp_metadata_url or idp_metadata_file, not both');
+  if (url === null && file === null) fail('idp_metadata_url or idp_metadata_file is missing (the IdP\'s SAML metadata)');
+  const attribute = (field: string, fallback: string): string =>
+    entry[field] === undefined ? fallback : requireText(entry[field], field, fail, true);
+  return {
+    id,
+    type: 'saml',
+    name: requireText(entry.name, 'name', fail, true),
+    idp_metadata_url: url,
+    idp_metadata: file === null ? null : readMetadataFile(file, fail),
+    login_attribute: attribute('login_attribute', 'uid'),
+    email_attribute: attribute('email_attribute', 'email'),
+    name_attribute: attribute('name_attribute', 'displayName'),
+    groups_attribute: attribute('groups_attribute', 'groups'),
+    group_mappings: parseGroupMappings(entry.group_mappings, fail),
+  };
+}
+
+/** Like parseUrl, but the query is kept: Entra ID names the application in it (`?appid=...`). */
+function parseMetadataUrl(value: unknown, fail: Fail): string {
+  if (typeof value !== 'string') return fail(`idp_metadata_url must be a string, got ${show(value)}`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return fail('idp_metadata_url is not a valid URL');
+  }
+  if (url.username !== '' || url.password !== '') return fail('idp_metadata_url must not contain credentials');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return fail(`idp_metadata_url ${quote(value)} must use http or https`);
+  url.hash = '';
+  return url.toString();
+}
+
+function readMetadataFile(file: string, fail: Fail): IdpMetadata {
+  let xml: string;
+  try {
+    xml = readFileSync(file, 'utf8');
+  } catch (err) {
+    return fail(`idp_metadata_file cannot be read (${(err as NodeJS.ErrnoException).code ?? 'read error'})`);
+  }
+  try {
+    return parseIdpMetadata(xml);
+  } catch (err) {
+    if (err instanceof IdpMetadataError) return fail(`idp_metadata_file: ${err.message}`);
+    throw err;
+  }
 }
 
 function parseGroupMappings(value: unknown, fail: Fail): GroupMapping[] {
@@ -307,9 +408,9 @@ function parseId(value: unknown, fail: Fail): string {
 }
 
 function parseType(value: unknown, fail: Fail): ForgeType {
-  if (value === undefined) fail(`type is missing; expected one of ${FORGE_TYPES.join(', ')}, oidc`);
+  if (value === undefined) fail(`type is missing; expected one of ${FORGE_TYPES.join(', ')}, oidc, saml`);
   const known = FORGE_TYPES.find((t) => t === value);
-  return known ?? fail(`unknown type ${show(value)}; expected one of ${FORGE_TYPES.join(', ')}, oidc`);
+  return known ?? fail(`unknown type ${show(value)}; expected one of ${FORGE_TYPES.join(', ')}, oidc, saml`);
 }
 
 function requireText(value: unknown, field: string, fail: Fail, showValue: boolean): string {

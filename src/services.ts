@@ -38,6 +38,8 @@ import { suppressionStore } from './suppressions/store.js';
 import { suppressionService } from './suppressions/service.js';
 import { adminPinStore } from './auth/admin-pins-store.js';
 import { siteAdmins } from './auth/site-admins.js';
+import { samlService } from './auth/saml-service.js';
+import { samlStore } from './auth/saml-store.js';
 import { groupGrants } from './auth/group-grants.js';
 import { groupGrantStore } from './auth/group-grants-store.js';
 import { scimService } from './scim/service.js';
@@ -83,7 +85,7 @@ export function createServices(config: Config, db: Db, sessionSecret: string | n
   const advisories = advisoryService(k, policy, advisoryZipLimits(config), config.advisorySources);
   const findings = findingStore(db);
   const keyActors = keyActorCache();
-  const providerTypeOf = (id: string | null) => config.providers.find((p) => p.id === id)?.type ?? config.oidcProviders.find((p) => p.id === id)?.type;
+  const providerTypeOf = (id: string | null) => [...config.providers, ...config.oidcProviders, ...config.samlProviders].find((p) => p.id === id)?.type;
   const sessions = sessionStore(k);
   const scimTransaction = transactions(k, (trx) => ({ scim: scimStore(trx) }));
   const forgeTokens = forgeTokenSealer(sessionSecret);
@@ -112,9 +114,10 @@ export function createServices(config: Config, db: Db, sessionSecret: string | n
     vexService: vexService(vexStore(db), repos.authorized),
     suppressionService: suppressionService(suppressionStore(db), findings, policy, audit),
     admins: siteAdmins(config.admins, adminPinStore(k)),
-    scimService: scimService(scimStore(k), scimTransaction, policy, audit, (id) => keyActors.forget(id), config.oidcProviders.map((p) => p.id)),
+    scimService: scimService(scimStore(k), scimTransaction, policy, audit, (id) => keyActors.forget(id), [...config.oidcProviders, ...config.samlProviders].map((p) => p.id)),
     scimGroupService: scimGroupService(scimStore(k), scimTransaction, audit),
     groupGrants: groupGrants(transactions(k, (trx) => ({ grants: groupGrantStore(trx) })), audit),
+    saml: samlService(config.samlProviders, samlStore(k), { baseUrl: config.baseUrl, allowPrivate: config.samlAllowPrivate }),
     gateService: gates,
     badgeService: badgeService(badgeStore(k), repoStore(k), repos.authorized, gates, audit),
     webhooks: createWebhooks(config, db, policy, audit),

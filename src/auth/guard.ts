@@ -25,6 +25,12 @@ declare module 'fastify' {
     sameOriginOnly?: boolean;
     /** A short-lived CI token (src/ci-identity/) may call this route; on any other it gets 403. */
     ciToken?: boolean;
+    /**
+     * The body proves itself by a signature (a SAML Response the IdP's page posts, cross-site by
+     * design): the origin check does not apply. The handler must use nothing of the session but
+     * replace it.
+     */
+    signedPost?: boolean;
   }
   interface FastifyRequest {
     /**
@@ -70,7 +76,7 @@ export interface GuardDeps {
   admins: SiteAdmins;
   /** The origin of SERVICE_BASE_URL: the only one state-changing cookie requests may come from. */
   baseUrl: string;
-  /** Once a forge provider is configured, local users (the dev user) can no longer act. */
+  /** Once any sign-in provider is configured, local users (the dev user) can no longer act. */
   localUsersDisabled: boolean;
   /** Short-lived CI tokens (syc_…), looked up in the database on every request: they live 15 minutes. */
   ciTokens: { prefix: string; actorOf(token: string): Promise<Actor | undefined> };
@@ -116,7 +122,7 @@ function bearerToken(request: FastifyRequest): string | null {
   return match?.[1] ?? '';
 }
 
-/** A local user (provider_id null) is the dev user: it stops existing for the guard once a forge signs people in. */
+/** A local user (provider_id null) is the dev user: it stops existing for the guard once a provider signs people in. */
 function mayAct(user: UserRow, deps: GuardDeps): boolean {
   return !(deps.localUsersDisabled && user.provider_id === null);
 }
@@ -180,7 +186,7 @@ function checkKeyMayCall(request: FastifyRequest, scope: KeyScope): void {
  * those itself, and a rebinding DNS name makes a foreign page "same-host".
  */
 function checkSameOrigin(request: FastifyRequest, baseOrigin: string): void {
-  if (SAFE_METHODS.has(request.method)) return;
+  if (SAFE_METHODS.has(request.method) || request.routeOptions.config.signedPost) return;
   const carriesCookie = request.cookies?.[SESSION_COOKIE] !== undefined;
   if (!carriesCookie && !request.routeOptions.config.sameOriginOnly) return;
   const origin = request.headers.origin;

@@ -1,16 +1,17 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../config.js';
 import type { Services } from '../services.js';
-import { badRequest, notFound } from '../problem.js';
+import { badRequest, notFound, unauthorized } from '../problem.js';
 import { NoContent, problems } from '../http/responses.js';
 import { CurrentUserSchema } from '../users/schema.js';
 import { presentCurrentUser } from '../users/presenter.js';
 import { createForge, ForgeError, pkcePair, randomState, type Forge } from './forges/index.js';
 import { oidcSignIn, type OidcSignIn } from './forges/oidc.js';
 import type { UserRow } from '../db/schema.js';
-import type { OidcProviderConfig } from '../providers-config.js';
+import type { GroupMapping, OidcProviderConfig } from '../providers-config.js';
+import type { ForgeUser } from './forges/types.js';
 import { SIGN_IN_ERRORS, type SignInError } from './sign-in-errors.js';
 
 const ProviderSchema = Type.Object({ id: Type.String(), type: Type.String(), name: Type.String() });
@@ -21,7 +22,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
   const redirectUri = `${config.baseUrl}/auth/callback`;
   const oidc = new Map<string, { config: OidcProviderConfig; signIn: OidcSignIn }>(
     config.oidcProviders.map((p) => [p.id, { config: p, signIn: oidcSignIn(p) }]));
-  const listed = [...config.providers, ...config.oidcProviders];
+  const listed = [...config.providers, ...config.oidcProviders, ...config.samlProviders];
 
   app.get('/auth/providers', {
     schema: { tags, summary: 'Configured sign-in providers', security: [], response: { 200: Type.Array(ProviderSchema) } },
@@ -30,13 +31,24 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
   app.get('/auth/login/:provider', {
     schema: {
       tags,
-      summary: 'Start signing in with a forge or an OpenID Connect provider (redirects to its authorization page)',
+      summary: 'Start signing in with a forge, an OpenID Connect or a SAML provider (redirects to its authorization or sign-on page)',
       security: [],
       params: Type.Object({ provider: Type.String() }),
       querystring: Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 2000 })) }),
       response: { 302: { description: 'Redirect to the forge.', type: 'null' }, ...problems(404) },
     },
   }, async (request, reply) => {
+    const saml = services.saml.provider(request.params.provider);
+    if (saml) {
+      try {
+        // SP-initiated, HTTP-Redirect binding; the AuthnRequest is remembered in the database, as the answer comes back cross-site.
+        return reply.redirect(await saml.signIn.loginUrl({ returnTo: safeReturnTo(request.query.return_to), log: request.log }));
+      } catch (caught) {
+        if (!(caught instanceof ForgeError)) throw caught;
+        request.log.warn({ provider: saml.config.id, reason: caught.message }, 'SAML sign-in could not start');
+        return toLogin(reply, 'forge_failed');
+      }
+    }
     const idp = oidc.get(request.params.provider);
     if (idp) {
       const state = randomState();
@@ -113,6 +125,67 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
     }
   });
 
+  app.get('/auth/saml/:provider/metadata', {
+    schema: {
+      tags,
+      summary: "This service's SAML 2.0 service provider metadata for a SAML provider (entity id, ACS), to register it at the IdP",
+      security: [],
+      params: Type.Object({ provider: Type.String() }),
+      response: { 200: { description: 'An EntityDescriptor (SAML 2.0 Metadata).', content: { 'application/samlmetadata+xml': { schema: { type: 'string' } } } }, ...problems(404) },
+    },
+  }, async (request, reply) => {
+    const saml = services.saml.provider(request.params.provider);
+    if (!saml) throw notFound(`The SAML provider "${request.params.provider}"`);
+    return reply.type('application/samlmetadata+xml').send(saml.signIn.spMetadata());
+  });
+
+  // The IdP's page posts the Response here (HTTP-POST binding) as a form: a parser for this route alone.
+  await app.register(async (scope) => {
+    const acs = scope.withTypeProvider<TypeBoxTypeProvider>();
+    acs.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+      const fields: Record<string, string> = {};
+      for (const [key, value] of new URLSearchParams(body as string)) {
+        if (Object.hasOwn(fields, key)) return done(badRequest(`The form field ${key} is given more than once.`), undefined);
+        fields[key] = value;
+      }
+      done(null, fields);
+    });
+    acs.post('/auth/saml/:provider/acs', {
+      schema: {
+        tags,
+        summary: 'SAML 2.0 assertion consumer service: the IdP posts its Response here (HTTP-POST binding)',
+        security: [],
+        consumes: ['application/x-www-form-urlencoded'],
+        params: Type.Object({ provider: Type.String() }),
+        body: Type.Object({ SAMLResponse: Type.String({ minLength: 1 }), RelayState: Type.Optional(Type.String({ maxLength: 80 })) }),
+        response: {
+          302: { description: 'Signed in, to where the sign-in started (the session cookie is set); or to the login screen when the IdP cannot be reached.', type: 'null' },
+          ...problems(400, 401, 404),
+        },
+      },
+      // Cross-site by design: the Response's signature, not the origin, says who sent it.
+      config: { signedPost: true },
+    }, async (request, reply) => {
+      const saml = services.saml.provider(request.params.provider);
+      if (!saml) throw notFound(`The SAML provider "${request.params.provider}"`);
+      let result;
+      try {
+        result = await saml.signIn.finish({ samlResponse: request.body.SAMLResponse, log: request.log });
+      } catch (caught) {
+        if (!(caught instanceof ForgeError)) throw caught;
+        if (caught.kind === 'unreachable') {
+          request.log.warn({ provider: saml.config.id, reason: caught.message }, 'SAML sign-in could not be checked');
+          return toLogin(reply, 'forge_failed');
+        }
+        // Nothing was written: the user, their memberships and the session come only after every check.
+        request.log.warn({ provider: saml.config.id, reason: caught.message }, 'SAML sign-in refused');
+        throw unauthorized('The SAML response was refused; start signing in again. The reason is in the service log.');
+      }
+      await completeSignIn(request, saml.config.id, result, saml.config.group_mappings);
+      return reply.redirect(result.returnTo);
+    });
+  });
+
   app.post('/auth/logout', {
     schema: {
       tags,
@@ -173,13 +246,18 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
       request.log.warn({ provider, reason: caught.message }, 'OpenID Connect sign-in refused');
       return toLogin(reply, 'forge_failed');
     }
-    const user = await services.users.upsertForgeUser({ providerId: provider, ...result.user });
-    await services.scimService.signedIn(user);
-    await services.groupGrants.apply({ providerId: provider, user, mappings: idp.config.group_mappings, groups: result.groups, log: request.log });
-    await services.admins.signedIn(user, request.log);
-    await startSession(request, user, 'signed_in', { provider });
+    await completeSignIn(request, provider, result, idp.config.group_mappings);
     if (idp.config.end_session) request.session.set('idp', { provider, idToken: result.idToken });
     return reply.redirect(pending.returnTo);
+  }
+
+  /** An identity provider's verified user: keyed by (provider, subject), its group mappings applied, a new session. */
+  async function completeSignIn(request: FastifyRequest, provider: string, result: { user: ForgeUser; groups: string[] }, mappings: GroupMapping[]) {
+    const user = await services.users.upsertForgeUser({ providerId: provider, ...result.user });
+    await services.scimService.signedIn(user);
+    await services.groupGrants.apply({ providerId: provider, user, mappings, groups: result.groups, log: request.log });
+    await services.admins.signedIn(user, request.log);
+    await startSession(request, user, 'signed_in', { provider });
   }
 
   async function startSession(request: FastifyRequest, user: UserRow, action: string, details: Record<string, unknown>, forgeToken: string | null = null): Promise<string> {

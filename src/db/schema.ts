@@ -568,6 +568,20 @@ export interface CiTokenUsesTable {
   expires_at: string;
 }
 
+export interface SamlRequestsTable {
+  provider_id: string;
+  request_id: string;
+  return_to: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface SamlAssertionsTable {
+  provider_id: string;
+  assertion_id: string;
+  expires_at: string;
+}
+
 export interface CiTokensTable {
   id: string;
   token_hash: string;
@@ -639,6 +653,8 @@ export interface Database {
   ci_trust_bindings: CiTrustBindingsTable;
   ci_token_uses: CiTokenUsesTable;
   ci_tokens: CiTokensTable;
+  saml_requests: SamlRequestsTable;
+  saml_assertions: SamlAssertionsTable;
   upload_contents: UploadContentsTable;
   blob_deletions: BlobDeletionsTable;
   analyses: AnalysesTable;

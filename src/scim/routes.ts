@@ -25,7 +25,7 @@ export const scimTokenRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
       querystring: Type.Object({
         provider: Type.Optional(Type.String({
           maxLength: 100,
-          description: 'The OpenID Connect provider whose accounts SCIM users are linked to; by default the only one configured.',
+          description: 'The OpenID Connect or SAML provider whose accounts SCIM users are linked to; by default the only one configured.',
         })),
       }),
       response: {

@@ -31,7 +31,7 @@ const NOTHING: Revoked = { keys: [], event: null };
 export interface ScimCaller { orgId: string; scope: LinkScope }
 
 /**
- * SCIM Users, and the token. `enterpriseProviders`: the ids of the OpenID Connect providers
+ * SCIM Users, and the token. `enterpriseProviders`: the ids of the OpenID Connect and SAML providers
  * configured, the only accounts a SCIM user may be linked to (a forge account whose login happens to
  * equal a userName is somebody else's).
  */
@@ -39,7 +39,7 @@ export function scimService(
   store: ScimStore, inTransaction: InTransaction<{ scim: ScimStore }>, policy: Policy, audit: AuditStore,
   forgetKey: (id: string) => void, enterpriseProviders: readonly string[],
 ) {
-  /** A token made before it named a provider trusts the only OpenID Connect provider, when there is exactly one. */
+  /** A token made before it named a provider trusts the only OpenID Connect or SAML provider, when there is exactly one. */
   const onlyProvider = enterpriseProviders.length === 1 ? enterpriseProviders[0]! : null;
 
   /** Takes the person's access to the org away; what to forget and to write in the audit log once committed. */
@@ -78,12 +78,12 @@ export function scimService(
   return {
     /**
      * POST /api/v1/orgs/{id}/scim-token: owners; the token is returned once and kept as its hash,
-     * with the provider whose accounts it links (named, else the only OpenID Connect provider).
+     * with the provider whose accounts it links (named, else the only OpenID Connect or SAML provider).
      */
     async newToken(actor: Actor, orgId: string, provider: string | undefined, ip: string): Promise<{ token: string; provider: string | null }> {
       await policy.require(actor, 'org.manage', { orgId, what: 'The organization' });
       if (provider !== undefined && !enterpriseProviders.includes(provider)) {
-        throw badRequest(`"${provider}" is not an OpenID Connect provider of this service; SCIM users are linked to accounts of one (${enterpriseProviders.join(', ') || 'none is configured'}).`);
+        throw badRequest(`"${provider}" is not an OpenID Connect or SAML provider of this service; SCIM users are linked to accounts of one (${enterpriseProviders.join(', ') || 'none is configured'}).`);
       }
       const trusted = provider ?? onlyProvider;
       const token = `scim_${randomBytes(32).toString('base64url')}`;

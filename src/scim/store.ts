@@ -73,7 +73,7 @@ export function scimStore(db: Kysely<Database>) {
     /**
      * SCIM users waiting for this account's first sign-in: of the orgs whose trusted provider is the
      * one it signed in with (`orNull`: also orgs whose token names none, when this is the only
-     * OpenID Connect provider).
+     * OpenID Connect or SAML provider).
      */
     async pendingFor(account: { providerId: string; sub: string; login: string }, orNull: boolean): Promise<ScimUserRow[]> {
       return db.selectFrom('scim_users').innerJoin('scim_tokens', 'scim_tokens.org_id', 'scim_users.org_id').selectAll('scim_users')

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
 import type { InjectOptions } from 'fastify';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { DB_KINDS } from '../support/db.js';
@@ -421,5 +422,45 @@ describe.each(DB_KINDS)('authorization on %s', (kind) => {
     const hiddenTeam = await t.request({ method: 'PUT', url: `/api/v1/teams/${fixture.team.id}`, headers: credentials.get('stranger'), payload: { name: 'x' } });
     const absentTeam = await t.request({ method: 'PUT', url: `/api/v1/teams/${missing}`, headers: credentials.get('owner'), payload: { name: 'x' } });
     expect(hiddenTeam.json()).toEqual(absentTeam.json());
+  });
+});
+
+/**
+ * The SAML endpoints need no caller: the IdP's signature says who signs in, so every caller is
+ * answered alike (an API key's scope still applies to a POST, as everywhere).
+ */
+describe.each(DB_KINDS)('SAML endpoints, for every caller, on %s', (kind) => {
+  let t: TestApp;
+  const callers = new Map<string, Record<string, string>>();
+
+  beforeAll(async () => {
+    const metadata = fileURLToPath(new URL('../fixtures/saml/idp-metadata.xml', import.meta.url));
+    t = await createTestApp(kind, { SERVICE_PROVIDERS: JSON.stringify([{ id: 'corp', type: 'saml', name: 'Corp', idp_metadata_file: metadata }]) });
+    const [user, admin] = [await t.user('someone'), await t.user('admin', { admin: true })];
+    callers.set('nobody', {});
+    callers.set('session', { cookie: user.cookie });
+    callers.set('admin session', { cookie: admin.cookie });
+    callers.set('key:write', { authorization: `Bearer ${await t.apiKey(user.cookie, { scopes: ['write'] })}` });
+    callers.set('key:read', { authorization: `Bearer ${await t.apiKey(user.cookie, { scopes: ['read'] })}` });
+  });
+  afterAll(() => t.close());
+
+  it('serves the service provider metadata to anyone, and refuses an unsigned Response from anyone', async () => {
+    // saml-core-2.0-os 3.3.3: a Response with a Success status and an unsigned assertion.
+    const unsigned = Buffer.from('<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_r1" Version="2.0" IssueInstant="2026-01-01T00:00:00Z">'
+      + '<saml:Issuer>https://idp.example/saml/idp</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>'
+      + '<saml:Assertion ID="_a1" Version="2.0" IssueInstant="2026-01-01T00:00:00Z"><saml:Issuer>https://idp.example/saml/idp</saml:Issuer>'
+      + '<saml:Subject><saml:NameID>admin</saml:NameID></saml:Subject></saml:Assertion></samlp:Response>').toString('base64');
+    const metadata: Record<string, number> = {};
+    const acs: Record<string, number> = {};
+    for (const [name, headers] of callers) {
+      metadata[name] = (await t.request({ url: '/auth/saml/corp/metadata', headers })).statusCode;
+      acs[name] = (await t.request({
+        method: 'POST', url: '/auth/saml/corp/acs', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', origin: 'https://idp.example' },
+        payload: new URLSearchParams({ SAMLResponse: unsigned }).toString(),
+      })).statusCode;
+    }
+    expect(metadata).toEqual({ nobody: 200, session: 200, 'admin session': 200, 'key:write': 200, 'key:read': 200 });
+    expect(acs).toEqual({ nobody: 401, session: 401, 'admin session': 401, 'key:write': 401, 'key:read': 403 });
   });
 });

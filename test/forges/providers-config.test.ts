@@ -1,8 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadOidcProviders, loadProviders, ProviderConfigError } from '../../src/providers-config.js';
+import { loadOidcProviders, loadProviders, loadSamlProviders, ProviderConfigError } from '../../src/providers-config.js';
 
 const SECRET = 'hunter2-do-not-print';
 const entry = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -98,7 +99,7 @@ describe('loadProviders: errors', () => {
   it('gives the documented message for an unknown type', () => {
     const env = inline(entry(), entry({ id: 'corp', type: 'gitbucket' }));
     expect(configError(env)).toBe(
-      'SERVICE_PROVIDERS[1] (id "corp"): unknown type "gitbucket"; expected one of github, gitlab, gitea, forgejo, bitbucket, oidc',
+      'SERVICE_PROVIDERS[1] (id "corp"): unknown type "gitbucket"; expected one of github, gitlab, gitea, forgejo, bitbucket, oidc, saml',
     );
   });
 
@@ -222,5 +223,61 @@ describe('loadOidcProviders', () => {
     }
     expect(message).toContain(expected);
     expect(message).not.toContain(SECRET);
+  });
+});
+
+describe('loadSamlProviders', () => {
+  const METADATA_FILE = fileURLToPath(new URL('../fixtures/saml/idp-metadata.xml', import.meta.url));
+  const saml = (over: Record<string, unknown> = {}) =>
+    ({ id: 'corp', type: 'saml', name: 'Corp SAML', idp_metadata_url: 'https://idp.example/app/metadata?appid=1', ...over });
+  const error = (env: Record<string, string>, allowPrivate = false): string => {
+    try {
+      loadSamlProviders(env, allowPrivate);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ProviderConfigError);
+      return (err as Error).message;
+    }
+    return '';
+  };
+
+  it('reads saml entries beside the others, with the documented attribute defaults, ids unique across all', () => {
+    const env = inline(entry(), saml({ group_mappings: [{ group: 'sec', org: 'Acme', role: 'owner' }] }));
+    expect(loadProviders(env).map((p) => p.id)).toEqual(['gh']);
+    expect(loadOidcProviders(env)).toEqual([]);
+    expect(loadSamlProviders(env, false)).toEqual([{
+      id: 'corp', type: 'saml', name: 'Corp SAML', idp_metadata_url: 'https://idp.example/app/metadata?appid=1', idp_metadata: null,
+      login_attribute: 'uid', email_attribute: 'email', name_attribute: 'displayName', groups_attribute: 'groups',
+      group_mappings: [{ group: 'sec', org: 'Acme', role: 'owner', team: null }],
+    }]);
+    expect(error(inline(entry({ id: 'x' }), saml({ id: 'x' })))).toContain('id "x" is already used by SERVICE_PROVIDERS[0]');
+  });
+
+  it('reads and checks idp_metadata_file at start', () => {
+    const [p] = loadSamlProviders(inline(saml({ idp_metadata_url: undefined, idp_metadata_file: METADATA_FILE })), false);
+    expect(p!.idp_metadata).toMatchObject({ entityId: 'https://idp.example/saml/idp', ssoUrl: 'https://idp.example/saml/sso' });
+    expect(p!.idp_metadata!.certificates).toHaveLength(1);
+  });
+
+  it.each([
+    ['both metadata keys', saml({ idp_metadata_file: METADATA_FILE }), 'set idp_metadata_url or idp_metadata_file, not both'],
+    ['no metadata key', saml({ idp_metadata_url: undefined }), 'idp_metadata_url or idp_metadata_file is missing'],
+    ['an http metadata URL', saml({ idp_metadata_url: 'http://idp.example/metadata' }), 'idp_metadata_url must use https (http only with SERVICE_SAML_ALLOW_PRIVATE=true)'],
+    ['credentials in the metadata URL', saml({ idp_metadata_url: 'https://u:p@idp.example/m' }), 'idp_metadata_url must not contain credentials'],
+    ['an unreadable metadata file', saml({ idp_metadata_url: undefined, idp_metadata_file: '/nonexistent/idp.xml' }), 'idp_metadata_file cannot be read (ENOENT)'],
+    ['a metadata file without an IdP', saml({ idp_metadata_url: undefined, idp_metadata_file: tempFile('sp.xml', '<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="x"/>') }),
+      'idp_metadata_file: the metadata describes no SAML 2.0 identity provider'],
+    ['a metadata file that is not XML', saml({ idp_metadata_url: undefined, idp_metadata_file: tempFile('idp.xml', '<EntityDescriptor') }), 'idp_metadata_file: the metadata is not well-formed XML'],
+    ['an OIDC field', saml({ client_secret: SECRET }), 'unknown field "client_secret"'],
+    ['an empty attribute name', saml({ groups_attribute: '' }), 'groups_attribute must be a non-empty string'],
+    ['a bad mapping', saml({ group_mappings: [{ group: 'g', org: 'o', role: 'admin' }] }), 'group_mappings[0].role must be "owner" or "member"'],
+  ])('%s stops the start with one line naming the key', (_, e, expected) => {
+    const message = error(inline(e));
+    expect(message).toContain('SERVICE_PROVIDERS');
+    expect(message).toContain('(id "corp")');
+    expect(message).toContain(expected);
+  });
+
+  it('takes an http metadata URL with SERVICE_SAML_ALLOW_PRIVATE (a lab IdP)', () => {
+    expect(loadSamlProviders(inline(saml({ idp_metadata_url: 'http://127.0.0.1:9/metadata' })), true)[0]!.idp_metadata_url).toBe('http://127.0.0.1:9/metadata');
   });
 });

@@ -1,8 +1,9 @@
 /**
- * Class 3: identities that cannot be borrowed. The dev user stops acting once a forge signs people
+ * Class 3: identities that cannot be borrowed. The dev user stops acting once a provider signs people
  * in; SERVICE_ADMINS login entries are pinned to the forge account of their first sign-in.
  */
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
@@ -87,6 +88,19 @@ describe.each(DB_KINDS)('identities on %s', (kind: DbKind) => {
         await local.close();
       }
 
+      // Any provider: a forge, or an identity provider alone (OpenID Connect, SAML; nothing is fetched at start).
+      const saml = { id: 'corp', type: 'saml', name: 'Corp', idp_metadata_file: fileURLToPath(new URL('../fixtures/saml/idp-metadata.xml', import.meta.url)) };
+      const oidc = { id: 'sso', type: 'oidc', name: 'SSO', issuer: 'https://sso.example/realms/corp', client_id: 'c', client_secret: 's' };
+      for (const providers of [JSON.stringify([saml]), JSON.stringify([oidc])]) {
+        const withIdp = await instanceOn(database, { SERVICE_PROVIDERS: providers });
+        try {
+          expect((await me(withIdp.app, { cookie })).statusCode, providers).toBe(401);
+          expect((await me(withIdp.app, { authorization: `Bearer ${key}` })).statusCode, providers).toBe(401);
+          expect(withIdp.logs.join('')).toContain('the local dev user can no longer act');
+        } finally {
+          await withIdp.close();
+        }
+      }
       const withForge = await instanceOn(database, { SERVICE_PROVIDERS: providersFor(forge) });
       try {
         expect((await me(withForge.app, { cookie })).statusCode).toBe(401);

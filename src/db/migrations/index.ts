@@ -34,6 +34,7 @@ import * as forgeVerdicts from './0035_forge_verdicts.js';
 import * as enterpriseIdentity from './0036_enterprise_identity.js';
 import * as uploadContentsBlob from './0037_upload_contents_blob.js';
 import * as scimGroups from './0038_scim_groups.js';
+import * as saml from './0041_saml.js';
 import * as blobDeletions from './0043_blob_deletions.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   '0036_enterprise_identity': enterpriseIdentity,
   '0037_upload_contents_blob': uploadContentsBlob,
   '0038_scim_groups': scimGroups,
+  '0041_saml': saml,
   '0043_blob_deletions': blobDeletions,
 };
 
