@@ -15,10 +15,11 @@ import { addDays, bucketOf, dayOf, type Interval } from './days.js';
 import { dayPoints, kevAddedAtOf, type DayPoint } from './snapshot.js';
 import { slaOf, slaState, slaWindow, slaWindows, withSla, type Sla } from '../domain/sla.js';
 import { percentile, roundDays } from './stats.js';
-import { metricsStore, type RepoScope, type SummaryFinding } from './store.js';
+import { metricsStore, type PastDue, type RepoScope, type SummaryFinding } from './store.js';
 
 const ORG = 'The organization';
 const DAY_MS = 86_400_000;
+const EPOCH = new Date(0).toISOString();
 /** Repositories whose history one snapshot round reads at once. */
 const BATCH = 500;
 /** Oldest breached findings a summary names. */
@@ -137,7 +138,7 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
     const exact = !kevClock && slas.every((sla) => JSON.stringify(sla) === JSON.stringify(orgSla));
     const [fixed, counted, candidates, kev] = await Promise.all([
       store.fixedSince(scope.repos, since, kevClock),
-      exact ? store.pastDue(scope.repos, cutoffs, OLDEST) : null,
+      exact ? store.pastDue(scope.repos, scope.orgId, cutoffs, OLDEST, MOST_BREACHED) : null,
       exact ? [] : store.mayBePastDue(scope.repos, cutoffs),
       kevClock ? store.kevImports() : new Map<string, string>(),
     ]);
@@ -145,53 +146,55 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
     let withinSla = 0;
     let underSla = 0;
     for (const f of fixed) {
-      const days = (Date.parse(f.fixed_at) - Date.parse(f.created_at)) / DAY_MS;
       const values = bySeverity.get(f.severity);
-      if (values) values.push(days);
-      else bySeverity.set(f.severity, [days]);
-      const kevAddedAt = f.rule_id === undefined ? null : kevAddedAtOf({ rule_id: f.rule_id, aliases: f.aliases ?? null }, kev);
-      const window = slaWindow(slaFor(f.repository_id), f.severity, f.created_at, kevAddedAt);
+      if (values) values.push(f.open_ms / DAY_MS);
+      else bySeverity.set(f.severity, [f.open_ms / DAY_MS]);
+      // First seen is read only with a KEV clock; without one every window starts at first seen, so
+      // counted from the epoch the time open says whether it was met.
+      const seen = f.created_at ?? EPOCH;
+      const window = slaWindow(slaFor(f.repository_id), f.severity, seen, f.rule_id === undefined ? null : kevAddedAtOf({ rule_id: f.rule_id, aliases: f.aliases ?? null }, kev));
       if (!window) continue;
       underSla++;
-      if (Date.parse(f.fixed_at) <= window.due) withinSla++;
+      if (Date.parse(seen) + f.open_ms <= window.due) withinSla++;
     }
     const mttr = Object.fromEntries(SEVERITIES.map((s) => {
       const values = bySeverity.get(s) ?? [];
       return [s, { median_days: roundDays(percentile(values, 50)), p90_days: roundDays(percentile(values, 90)), fixed: values.length }];
     })) as Summary['mttr'];
+    let pastDue: Omit<PastDue, 'oldest'>;
     const breached: BreachedFinding[] = [];
-    const perRepo = new Map<string, { name: string; breached: number }>();
-    for (const f of candidates) {
-      const windows = slaWindows(slaFor(f.repository_id), f.severity, f.created_at, kevAddedAtOf(f, kev));
-      if (windows.length === 0 || slaState(windows, at) !== 'breached') continue;
-      breached.push({ ...f, due_at: new Date(Math.min(...windows.map((w) => w.due))).toISOString() });
-      const repo = perRepo.get(f.repository_id) ?? { name: f.repository_name, breached: 0 };
-      repo.breached++;
-      perRepo.set(f.repository_id, repo);
-    }
     if (counted) {
-      for (const r of counted.perRepo) perRepo.set(r.repository_id, { name: r.name, breached: r.breached });
+      pastDue = counted;
       for (const f of counted.oldest) breached.push({ ...f, due_at: new Date(slaWindow(orgSla, f.severity, f.created_at, null)!.due).toISOString() });
-    }
-    breached.sort((a, b) => a.due_at.localeCompare(b.due_at) || a.id.localeCompare(b.id));
-    const byTeam = new Map<string, { team_id: string; name: string; breached: number }>();
-    if (perRepo.size > 0) {
-      for (const link of await store.teamRepositories(scope.orgId)) {
+    } else {
+      const perRepo = new Map<string, { repository_id: string; name: string; breached: number }>();
+      for (const f of candidates) {
+        const windows = slaWindows(slaFor(f.repository_id), f.severity, f.created_at, kevAddedAtOf(f, kev));
+        if (windows.length === 0 || slaState(windows, at) !== 'breached') continue;
+        breached.push({ ...f, due_at: new Date(Math.min(...windows.map((w) => w.due))).toISOString() });
+        const repo = perRepo.get(f.repository_id) ?? { repository_id: f.repository_id, name: f.repository_name, breached: 0 };
+        repo.breached++;
+        perRepo.set(f.repository_id, repo);
+      }
+      const teams = new Map<string, { team_id: string; name: string; breached: number }>();
+      for (const link of perRepo.size ? await store.teamRepositories(scope.orgId) : []) {
         const n = perRepo.get(link.repository_id)?.breached;
         if (!n) continue;
-        const team = byTeam.get(link.team_id) ?? { team_id: link.team_id, name: link.name, breached: 0 };
+        const team = teams.get(link.team_id) ?? { team_id: link.team_id, name: link.name, breached: 0 };
         team.breached += n;
-        byTeam.set(link.team_id, team);
+        teams.set(link.team_id, team);
       }
+      const most = <T extends { name: string; breached: number }>(items: Iterable<T>) => [...items].sort((a, b) => b.breached - a.breached || a.name.localeCompare(b.name));
+      pastDue = { total: breached.length, repositories: most(perRepo.values()).slice(0, MOST_BREACHED), teams: most(teams.values()) };
     }
+    breached.sort((a, b) => a.due_at.localeCompare(b.due_at) || a.id.localeCompare(b.id));
     return {
       mttr,
       sla_compliance: { fixed_within_sla: withinSla, fixed: underSla, ratio: underSla ? Math.round((withinSla / underSla) * 10_000) / 10_000 : null },
-      breached_now: [...perRepo.values()].reduce((sum, r) => sum + r.breached, 0),
+      breached_now: pastDue.total,
       oldest_breached: breached.slice(0, OLDEST),
-      breached_by_team: [...byTeam.values()].sort((a, b) => b.breached - a.breached || a.name.localeCompare(b.name)),
-      breached_by_repository: [...perRepo.entries()].map(([id, r]) => ({ repository_id: id, name: r.name, breached: r.breached }))
-        .sort((a, b) => b.breached - a.breached || a.name.localeCompare(b.name)).slice(0, MOST_BREACHED),
+      breached_by_team: pastDue.teams,
+      breached_by_repository: pastDue.repositories,
     };
   }
 

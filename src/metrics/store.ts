@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { dialectOf } from '../db/index.js';
 import type { Policy } from '../gates/types.js';
 import type { DayPoint, FindingHistory, TriageHistory } from './snapshot.js';
 import { readableBy } from '../policy-store.js';
@@ -37,14 +38,23 @@ export interface SummaryFinding {
   package_name: string | null;
 }
 
-/** What MTTR and SLA compliance need of a fixed finding; its names only when a KEV clock applies. */
+/** What MTTR and SLA compliance need of a fixed finding: how long it was open; first seen and its names only when a KEV clock applies. */
 export interface FixedFinding {
   repository_id: string;
   severity: string;
-  created_at: string;
-  fixed_at: string;
+  /** From first seen to fixed, in milliseconds. */
+  open_ms: number;
+  created_at?: string;
   rule_id?: string;
   aliases?: string | null;
+}
+
+/** Past due now, counted by the database: the total, the repositories and teams with the most, and where the oldest are. */
+export interface PastDue {
+  total: number;
+  repositories: { repository_id: string; name: string; breached: number }[];
+  teams: { team_id: string; name: string; breached: number }[];
+  oldest: SummaryFinding[];
 }
 
 /** Of each severity rank, the time before which an open finding first seen is past due. */
@@ -198,44 +208,61 @@ export function metricsStore(db: Kysely<Database>) {
     },
 
     /**
-     * Default-branch findings fixed at or after `since`: only what MTTR and SLA compliance read of
-     * them (tens of thousands at ten thousand repositories), names only when a KEV clock applies.
+     * Default-branch findings fixed at or after `since`, as how long each was open (tens of
+     * thousands at ten thousand repositories: numbers, not rows); first seen and names only when a
+     * KEV clock applies.
      */
-    async fixedSince(scope: RepoScope, since: string, withNames: boolean): Promise<FixedFinding[]> {
+    async fixedSince(scope: RepoScope, since: string, withKev: boolean): Promise<FixedFinding[]> {
+      const openMs = dialectOf(db) === 'postgres'
+        ? sql<number>`extract(epoch from ${sql.ref('findings.fixed_at')} - ${sql.ref('findings.created_at')}) * 1000`
+        : sql<number>`(julianday(${sql.ref('findings.fixed_at')}) - julianday(${sql.ref('findings.created_at')})) * 86400000`;
       const rows = await defaultBranchFindings(scope)
-        .select(['findings.repository_id', 'findings.severity', 'findings.created_at', 'findings.fixed_at'])
-        .$if(withNames, (q) => q.select(['findings.rule_id', 'findings.aliases']))
+        .select(['findings.repository_id', 'findings.severity', openMs.as('open_ms')])
+        .$if(withKev, (q) => q.select(['findings.created_at', 'findings.rule_id', 'findings.aliases']))
         .where('findings.state', '=', 'fixed').where('findings.fixed_at', '>=', since).execute();
-      return rows as FixedFinding[];
+      // Both read back as floating point (julianday in days); the times themselves are whole milliseconds.
+      return rows.map((r) => ({ ...r, open_ms: Math.round(Number(r.open_ms)) }));
     },
 
     /**
-     * Past-due open findings counted per repository, and the `limit` first seen earliest of each
-     * severity, when the cutoffs are exact (one SLA for every repository in scope and no KEV days):
-     * past due is then first seen before now minus the severity's days, which the database counts.
-     * Two passes over the findings_open_age index, never a finding row: the count also gives each
-     * repository's earliest of each severity, and the oldest can only be among findings no later
-     * than the `limit`-th of those, which the second pass ranks.
+     * Past-due open findings when the cutoffs are exact (one SLA for every repository in scope and
+     * no KEV days): first seen before now minus the severity's days, which the database counts per
+     * repository over the findings_open_age index without reading a finding, and sums per team in
+     * the same statement. The count also gives each repository's earliest of each severity: the
+     * `limit` oldest of a severity are among the findings of the `limit` repositories whose earliest
+     * is earliest (each has one at least as old as any elsewhere), so only those few are read for them.
      */
-    async pastDue(scope: RepoScope, cutoffs: Cutoffs, limit: number): Promise<{ perRepo: { repository_id: string; name: string; breached: number }[]; oldest: SummaryFinding[] }> {
-      if (cutoffs.size === 0) return { perRepo: [], oldest: [] };
+    async pastDue(scope: RepoScope, orgId: string, cutoffs: Cutoffs, limit: number, top: number): Promise<PastDue> {
+      if (cutoffs.size === 0) return { total: 0, repositories: [], teams: [], oldest: [] };
       const ranks = [...cutoffs.keys()];
-      const earliest = (rank: number) => sql<string | null>`min(case when ${sql.ref('findings.severity_rank')} = ${rank} then ${sql.ref('findings.created_at')} end)`.as(`earliest_${rank}`);
-      const counts = await defaultBranchFindings(scope).where('findings.state', '=', 'open').where(pastDue(cutoffs))
-        .select(['repos.id as repository_id', 'repos.name', (eb) => eb.fn.countAll<number | string>().as('breached'), ...ranks.map(earliest)])
-        .groupBy(['repos.id', 'repos.name']).execute() as ({ repository_id: string; name: string; breached: number | string } & Record<string, string | number | null>)[];
-      // Of each severity, no later than the limit-th earliest per repository; PostgreSQL's times read back to the
-      // millisecond while it keeps microseconds, so a millisecond more keeps the one read back as the bound.
-      const bounds = new Map<number, string>();
-      for (const rank of ranks) {
-        const firsts = counts.map((r) => r[`earliest_${rank}`] as string | null).filter((t): t is string => t !== null).sort();
-        if (firsts.length) bounds.set(rank, new Date(Date.parse(firsts[Math.min(limit, firsts.length) - 1]!) + 1).toISOString());
-      }
-      const oldest = bounds.size === 0 ? [] : await db.selectFrom(defaultBranchFindings(scope).where('findings.state', '=', 'open').where(pastDue(cutoffs)).where(pastDue(bounds))
-        .select(['findings.id', sql<number>`row_number() over (partition by ${sql.ref('findings.severity_rank')} order by ${sql.ref('findings.created_at')}, ${sql.ref('findings.id')})`.as('place')]).as('ranked'))
-        .innerJoin('findings', 'findings.id', 'ranked.id').innerJoin('repos', 'repos.id', 'findings.repository_id')
-        .select(FINDING_COLUMNS).where('ranked.place', '<=', limit).execute();
-      return { perRepo: counts.map((r) => ({ repository_id: r.repository_id, name: r.name, breached: Number(r.breached) })), oldest };
+      const perRepo = defaultBranchFindings(scope).where('findings.state', '=', 'open').where(pastDue(cutoffs))
+        .select(['repos.id as repository_id', 'repos.name', (eb) => eb.fn.countAll().as('breached'),
+          ...ranks.map((rank) => sql`min(case when ${sql.ref('findings.severity_rank')} = ${rank} then ${sql.ref('findings.created_at')} end)`.as(`earliest_${rank}`))])
+        .groupBy(['repos.id', 'repos.name']);
+      const rows = (await sql<{ kind: string; id: string | null; name: string | null; n: number | string | null }>`with per_repo as ${perRepo}
+        select 'total' as kind, null as id, null as name, sum(breached) as n from per_repo
+        union all select 'repository', repository_id, name, breached from
+          (select repository_id, name, breached from per_repo order by breached desc, name, repository_id limit ${top}) most
+        union all select 'team', teams.id, teams.name, sum(per_repo.breached) from per_repo
+          inner join team_repositories on team_repositories.repository_id = per_repo.repository_id
+          inner join teams on teams.id = team_repositories.team_id and teams.org_id = ${orgId} group by teams.id, teams.name
+        ${sql.join(ranks.map((rank) => sql`union all select ${sql.lit(`earliest_${rank}`)}, repository_id, null, null from
+          (select repository_id from per_repo where ${sql.ref(`earliest_${rank}`)} is not null order by ${sql.ref(`earliest_${rank}`)}, repository_id limit ${limit}) ${sql.ref(`first_${rank}`)}`), sql` `)}`
+        .execute(db)).rows;
+      const oldest = await Promise.all([...cutoffs].map(([rank, cutoff]) => {
+        const first = rows.filter((r) => r.kind === `earliest_${rank}`).map((r) => r.id!);
+        return first.length === 0 ? [] : defaultBranchFindings(scope).select(FINDING_COLUMNS).where('repos.id', 'in', first)
+          .where('findings.state', '=', 'open').where('findings.severity_rank', '=', rank).where('findings.created_at', '<', cutoff)
+          .orderBy('findings.created_at').orderBy('findings.id').limit(limit).execute();
+      }));
+      const of = (kind: string) => rows.filter((r) => r.kind === kind).map((r) => ({ id: r.id!, name: r.name!, breached: Number(r.n) }))
+        .sort((a, b) => b.breached - a.breached || a.name.localeCompare(b.name));
+      return {
+        total: Number(rows.find((r) => r.kind === 'total')?.n ?? 0),
+        repositories: of('repository').map(({ id, ...r }) => ({ repository_id: id, ...r })),
+        teams: of('team').map(({ id, ...r }) => ({ team_id: id, ...r })),
+        oldest: oldest.flat(),
+      };
     },
 
     /**
