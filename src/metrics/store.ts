@@ -5,6 +5,7 @@ import type { Policy } from '../gates/types.js';
 import type { DayPoint, FindingHistory, TriageHistory } from './snapshot.js';
 import { readableBy } from '../policy-store.js';
 import { defaultBranchName } from '../refs/store.js';
+import { SEVERITY_RANK } from '../domain/severity.js';
 
 const COUNTS = ['open_critical', 'open_high', 'open_medium', 'open_low', 'open_info', 'opened', 'fixed', 'dismissed', 'reopened', 'breached', 'kev_open', 'vulnerabilities'] as const;
 
@@ -17,7 +18,6 @@ export type RepoScope = { repositoryId: string } | { orgId: string; readerId?: s
 /** A repository of an org with its default branch's ref (undefined before any upload there). */
 export interface ScopedRepo {
   id: string;
-  name: string;
   refId: string | undefined;
   /** Its own policy, else null (it follows its org's). */
   policy: Policy | null;
@@ -76,6 +76,8 @@ function pastDue(cutoffs: Cutoffs) {
   return (eb: ExpressionBuilder<Database, 'findings'>) => eb.or([...cutoffs].map(([rank, cutoff]) => eb.and([eb('findings.severity_rank', '=', rank), eb('findings.created_at', '<', cutoff)])));
 }
 
+const SEVERITY_OF_RANK = Object.fromEntries(Object.entries(SEVERITY_RANK).map(([severity, rank]) => [rank, severity])) as Record<number, string>;
+
 const FINDING_COLUMNS = ['findings.id', 'findings.repository_id', 'repos.name as repository_name', 'findings.rule_id', 'findings.aliases', 'findings.message', 'findings.severity',
   'findings.state', 'findings.created_at', 'findings.fixed_at', 'findings.file_path', 'findings.package_name'] as const;
 
@@ -92,9 +94,9 @@ export function metricsStore(db: Kysely<Database>) {
       const rows = await db.selectFrom('repos')
         .leftJoin('refs', (join) => join.onRef('refs.repository_id', '=', 'repos.id').on('refs.kind', '=', 'branch').on('refs.name', '=', defaultBranchName()))
         .leftJoin('repo_policies', 'repo_policies.repository_id', 'repos.id')
-        .select(['repos.id', 'repos.name', 'refs.id as ref_id', 'repo_policies.document'])
+        .select(['repos.id', 'refs.id as ref_id', 'repo_policies.document'])
         .where('repos.org_id', '=', orgId).execute();
-      return rows.map((r) => ({ id: r.id, name: r.name, refId: r.ref_id ?? undefined, policy: r.document ? (JSON.parse(r.document) as Policy) : null }));
+      return rows.map((r) => ({ id: r.id, refId: r.ref_id ?? undefined, policy: r.document ? (JSON.parse(r.document) as Policy) : null }));
     },
 
     async orgIds(): Promise<string[]> {
@@ -216,12 +218,13 @@ export function metricsStore(db: Kysely<Database>) {
       const openMs = dialectOf(db) === 'postgres'
         ? sql<number>`extract(epoch from ${sql.ref('findings.fixed_at')} - ${sql.ref('findings.created_at')}) * 1000`
         : sql<number>`(julianday(${sql.ref('findings.fixed_at')}) - julianday(${sql.ref('findings.created_at')})) * 86400000`;
+      // The repository from the join and the severity by its rank: findings_fixed_at holds the rest.
       const rows = await defaultBranchFindings(scope)
-        .select(['findings.repository_id', 'findings.severity', openMs.as('open_ms')])
+        .select(['repos.id as repository_id', 'findings.severity_rank', openMs.as('open_ms')])
         .$if(withKev, (q) => q.select(['findings.created_at', 'findings.rule_id', 'findings.aliases']))
         .where('findings.state', '=', 'fixed').where('findings.fixed_at', '>=', since).execute();
       // Both read back as floating point (julianday in days); the times themselves are whole milliseconds.
-      return rows.map((r) => ({ ...r, open_ms: Math.round(Number(r.open_ms)) }));
+      return rows.map(({ severity_rank: rank, ...r }) => ({ ...r, severity: SEVERITY_OF_RANK[rank] ?? 'info', open_ms: Math.round(Number(r.open_ms)) }));
     },
 
     /**

@@ -33,7 +33,7 @@ import * as metrics from './0034_metrics.js';
 import * as forgeVerdicts from './0035_forge_verdicts.js';
 import * as enterpriseIdentity from './0036_enterprise_identity.js';
 import * as uploadContentsBlob from './0037_upload_contents_blob.js';
-import * as findingsOpenAge from './0040_findings_open_age.js';
+import * as findingAgeIndexes from './0040_finding_age_indexes.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -71,7 +71,7 @@ const migrations: Record<string, Migration> = {
   '0035_forge_verdicts': forgeVerdicts,
   '0036_enterprise_identity': enterpriseIdentity,
   '0037_upload_contents_blob': uploadContentsBlob,
-  '0040_findings_open_age': findingsOpenAge,
+  '0040_finding_age_indexes': findingAgeIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {
