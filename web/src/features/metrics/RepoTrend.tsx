@@ -19,8 +19,8 @@ export function RepoTrend({ repoId }: { repoId: string }) {
 function Trend({ points: series }: { points: MetricsPoint[] }) {
   const points = series.map((p) => ({ date: p.date, open: SEVERITIES.reduce((sum, s) => sum + p.open[s], 0), breached: p.breached }));
   if (!points.some((p) => p.open > 0 || p.breached > 0)) {
-    // Also what a repository scanned today shows: a day's snapshot is written once the day has ended (UTC).
-    return <p className="muted chart-empty">No open findings on the default branch at the end of any of the last {DAYS} days.</p>;
+    // Also what a repository first scanned today shows; not "clean": an SBOM-only repository has no findings either.
+    return <p className="muted chart-empty">Nothing to chart: no day of the last {DAYS} ended with a finding open on the default branch (a day is counted once it has ended, UTC).</p>;
   }
   const first = points[0]!;
   const last = points.at(-1)!;
