@@ -376,12 +376,17 @@ describe.each(DB_KINDS)('SLAs and metrics on %s', (kind) => {
       const setBase = (role: string) => t.request({ method: 'PUT', url: `/api/v1/orgs/${orgId}`, headers: { cookie: owner.cookie }, payload: { base_role: role } });
       expect((await setBase('none')).statusCode).toBe(200);
       try {
+        const series = async (url: string, cookie: string) => (await get(`${url}?from=${dayText(0)}&to=${dayText(20)}`, cookie)).json<{ points: { open: Record<string, number>; new: number }[] }>().points;
         // No team: nothing of the org is theirs to count.
         expect(await breached(org, member.cookie)).toBe(0);
+        expect((await series(`/api/v1/orgs/${orgId}/metrics`, member.cookie)).every((p) => p.new === 0 && Object.values(p.open).every((n) => n === 0))).toBe(true);
         expect(await breached(org, owner.cookie)).toBe(whole);
         // In the team that holds repository a: exactly a's figures.
         await t.db.kysely.insertInto('team_members').values({ team_id: teamId, user_id: (await t.db.kysely.selectFrom('users').select('id').where('login', '=', 'member').executeTakeFirstOrThrow()).id }).execute();
         expect(await breached(org, member.cookie)).toBe(await breached(`/api/v1/repos/${repoA}/metrics/summary`, owner.cookie));
+        const theirs = await series(`/api/v1/orgs/${orgId}/metrics`, member.cookie);
+        expect(theirs.some((p) => p.new > 0)).toBe(true);
+        expect(theirs).toEqual(await series(`/api/v1/repos/${repoA}/metrics`, owner.cookie));
         expect((await get(`/api/v1/repos/${repoB}/metrics/summary`, member.cookie)).statusCode).toBe(404);
       } finally {
         await setBase('read');
