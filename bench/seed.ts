@@ -66,7 +66,7 @@ export async function seedRepos(db: Db, orgId: string, count: number, { scanned 
     }));
   });
   // What autovacuum would do soon after a bulk load; without it the planner guesses from empty-table statistics.
-  if (db.dialect === 'postgres') await sql`analyze repos, uploads, analyses, repo_status`.execute(db.kysely);
+  if (db.dialect === 'postgres') await sql`analyze repos, uploads, refs, analyses, repo_status`.execute(db.kysely);
   return rows.map((r) => r.id);
 }
 

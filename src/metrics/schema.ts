@@ -48,5 +48,10 @@ export const SummarySchema = Type.Object({
     id: Type.String(), repository_id: Type.String(), repository_name: Type.String(), rule_id: Type.String(), message: Type.String(), severity: Type.String(),
     first_seen_at: Type.String(), due_at: Type.String(), file_path: Nullable(Type.String()), package_name: Nullable(Type.String()),
   })),
-  breached_by_repository: Type.Array(Type.Object({ repository_id: Type.String(), name: Type.String(), breached: Count })),
+  breached_by_team: Type.Array(Type.Object({ team_id: Type.String(), name: Type.String(), breached: Count }), {
+    description: "Breached findings now per team of the organization, over the repositories each holds (a repository two teams hold counts for both); teams with none are left out.",
+  }),
+  breached_by_repository: Type.Array(Type.Object({ repository_id: Type.String(), name: Type.String(), breached: Count }), {
+    description: 'The 25 repositories with the most breached findings now, the most first.',
+  }),
 }, { $id: 'MetricsSummary' });

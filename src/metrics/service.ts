@@ -15,14 +15,17 @@ import { addDays, bucketOf, dayOf, type Interval } from './days.js';
 import { dayPoints, kevAddedAtOf, type DayPoint } from './snapshot.js';
 import { slaOf, slaState, slaWindow, slaWindows, withSla, type Sla } from '../domain/sla.js';
 import { percentile, roundDays } from './stats.js';
-import { metricsStore, type ScopedRepo, type SummaryFinding } from './store.js';
+import { metricsStore, type PastDue, type RepoScope, type SummaryFinding } from './store.js';
 
 const ORG = 'The organization';
 const DAY_MS = 86_400_000;
+const EPOCH = new Date(0).toISOString();
 /** Repositories whose history one snapshot round reads at once. */
 const BATCH = 500;
 /** Oldest breached findings a summary names. */
 const OLDEST = 10;
+/** Repositories a summary names by breached findings, the most first: an org of thousands would otherwise send every one. */
+const MOST_BREACHED = 25;
 
 export interface SeriesQuery {
   from: string;
@@ -45,7 +48,6 @@ export interface MetricsPoint {
 
 export interface BreachedFinding extends SummaryFinding {
   due_at: string;
-  repository_name: string;
 }
 
 export interface Summary {
@@ -53,22 +55,21 @@ export interface Summary {
   sla_compliance: { fixed_within_sla: number; fixed: number; ratio: number | null };
   breached_now: number;
   oldest_breached: BreachedFinding[];
+  breached_by_team: { team_id: string; name: string; breached: number }[];
   breached_by_repository: { repository_id: string; name: string; breached: number }[];
 }
 
-/** What a request reads: repositories (already allowed; read only when needed), and whether that is a whole org. */
+/** What a request reads: the repositories in scope (as SQL), and the org whose rolled-up rows answer when it is all of one. */
 interface Scope {
-  repos: () => Promise<ScopedRepo[]>;
-  orgId: string | null;
+  repos: RepoScope;
+  orgId: string;
+  wholeOrg: boolean;
   orgPolicy: Policy;
-  /** Without orgId: the repositories' ids. */
-  repositoryIds?: string[];
 }
 
 export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedRepo, access: AccessPolicy, audit: AuditStore) {
   const store = metricsStore(db);
   const policies = policyStore(db);
-  const slaFor = (repo: ScopedRepo, orgPolicy: Policy): Sla => slaOf(repo.policy ?? orgPolicy);
 
   /**
    * An org's repositories the caller may read, or a team's of them. The org's own rolled-up series
@@ -79,29 +80,21 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
     await access.require(actor, 'metrics.read', { orgId, what: ORG });
     const orgPolicy = await store.orgPolicy(orgId);
     const readerId = access.repoReader(actor);
-    const readable = readerId === null ? null : await store.readableRepositoryIds(orgId, readerId);
-    const partial = readable !== null && readable.readable.length < readable.total ? new Set(readable.readable) : null;
-    if (teamId === undefined) {
-      if (!partial) return { repos: () => store.scoped({ orgId }), orgId, orgPolicy };
-      const ids = [...partial];
-      return { repos: async () => (ids.length ? store.scoped({ repositoryIds: ids }) : []), orgId: null, orgPolicy, repositoryIds: ids };
-    }
-    const teamIds = await store.teamRepositoryIds(orgId, teamId);
-    if (!teamIds) throw notFound('The team');
-    const ids = partial ? teamIds.filter((id) => partial.has(id)) : teamIds;
-    return { repos: async () => (ids.length ? store.scoped({ repositoryIds: ids }) : []), orgId: null, orgPolicy, repositoryIds: ids };
+    const partial = readerId !== null && !await store.readsWholeOrg(orgId, readerId);
+    if (teamId !== undefined && !await store.teamExists(orgId, teamId)) throw notFound('The team');
+    return {
+      repos: { orgId, ...(partial ? { readerId: readerId! } : {}), ...(teamId !== undefined ? { teamId } : {}) },
+      orgId, wholeOrg: !partial && teamId === undefined, orgPolicy,
+    };
   }
 
   async function repoScope(actor: Actor, repositoryId: string): Promise<Scope> {
     const repo = await authorizedRepo(actor, repositoryId, 'repo_metrics.read');
-    return { repos: () => store.scoped({ repositoryIds: [repo.id] }), orgId: null, orgPolicy: await store.orgPolicy(repo.org_id), repositoryIds: [repo.id] };
+    return { repos: { repositoryId: repo.id }, orgId: repo.org_id, wholeOrg: false, orgPolicy: await store.orgPolicy(repo.org_id) };
   }
 
   async function series(scope: Scope, query: SeriesQuery): Promise<MetricsPoint[]> {
-    const ids = scope.repositoryIds ?? [];
-    const days = scope.orgId !== null
-      ? await store.daily({ orgId: scope.orgId }, query.from, query.to)
-      : ids.length ? await store.daily({ repositoryIds: ids }, query.from, query.to) : [];
+    const days = await store.daily(scope.wholeOrg ? { wholeOrg: scope.orgId } : scope.repos, query.from, query.to);
     const byDay = new Map(days.map((d) => [d.day, d]));
     // Every day of the range has a point (zero before any snapshot); a bucket's open figures are its last day's.
     const buckets = new Map<string, MetricsPoint>();
@@ -130,61 +123,78 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
   async function summary(scope: Scope, windowDays: number): Promise<Summary> {
     const at = Date.now();
     const since = new Date(at - windowDays * DAY_MS).toISOString();
-    const withRef = (await scope.repos()).filter((r) => r.refId !== undefined);
-    const repoById = new Map(withRef.map((r) => [r.id, r]));
+    const own = await store.ownPolicies(scope.repos);
+    const orgSla = slaOf(scope.orgPolicy);
+    const slaFor = (repositoryId: string): Sla => { const policy = own.get(repositoryId); return policy ? slaOf(policy) : orgSla; };
+    const slas = [orgSla, ...[...own.values()].map(slaOf)];
     // Only findings first seen before the shortest window any of these repositories gives their severity can be past due.
-    const slas = [slaOf(scope.orgPolicy), ...withRef.filter((r) => r.policy).map((r) => slaOf(r.policy!))];
     const cutoffs = new Map<number, string>();
     for (const severity of SEVERITIES) {
       const days = slas.flatMap((sla) => [severity === 'info' ? null : sla[severity], sla.kev_days]).filter((d): d is number => d !== null);
       if (days.length) cutoffs.set(SEVERITY_RANK[severity], new Date(at - Math.min(...days) * DAY_MS).toISOString());
     }
+    const kevClock = slas.some((sla) => sla.kev_days !== null);
     // One SLA for all and no KEV days: the database counts what is past due, and names the oldest.
-    const exact = slas.every((sla) => JSON.stringify(sla) === JSON.stringify(slas[0])) && slas[0]!.kev_days === null;
-    const refIds = withRef.map((r) => r.refId!);
-    const { fixed, open } = await store.summaryFindings(refIds, since, exact ? new Map() : cutoffs);
-    const counted = exact ? await store.breached(refIds, cutoffs, OLDEST) : null;
-    const kev = await store.kevImports();
+    const exact = !kevClock && slas.every((sla) => JSON.stringify(sla) === JSON.stringify(orgSla));
+    const [fixed, counted, candidates, kev] = await Promise.all([
+      store.fixedSince(scope.repos, since, kevClock),
+      exact ? store.pastDue(scope.repos, scope.orgId, cutoffs, OLDEST, MOST_BREACHED) : null,
+      exact ? [] : store.mayBePastDue(scope.repos, cutoffs),
+      kevClock ? store.kevImports() : new Map<string, string>(),
+    ]);
     const bySeverity = new Map<string, number[]>();
     let withinSla = 0;
     let underSla = 0;
     for (const f of fixed) {
-      const days = (Date.parse(f.fixed_at!) - Date.parse(f.created_at)) / DAY_MS;
-      bySeverity.set(f.severity, [...(bySeverity.get(f.severity) ?? []), days]);
-      const window = slaWindow(slaFor(repoById.get(f.repository_id)!, scope.orgPolicy), f.severity, f.created_at, kevAddedAtOf(f, kev));
+      const values = bySeverity.get(f.severity);
+      if (values) values.push(f.open_ms / DAY_MS);
+      else bySeverity.set(f.severity, [f.open_ms / DAY_MS]);
+      // First seen is read only with a KEV clock; without one every window starts at first seen, so
+      // counted from the epoch the time open says whether it was met.
+      const seen = f.created_at ?? EPOCH;
+      const window = slaWindow(slaFor(f.repository_id), f.severity, seen, f.rule_id === undefined ? null : kevAddedAtOf({ rule_id: f.rule_id, aliases: f.aliases ?? null }, kev));
       if (!window) continue;
       underSla++;
-      if (Date.parse(f.fixed_at!) <= window.due) withinSla++;
+      if (Date.parse(seen) + f.open_ms <= window.due) withinSla++;
     }
     const mttr = Object.fromEntries(SEVERITIES.map((s) => {
       const values = bySeverity.get(s) ?? [];
       return [s, { median_days: roundDays(percentile(values, 50)), p90_days: roundDays(percentile(values, 90)), fixed: values.length }];
     })) as Summary['mttr'];
+    let pastDue: Omit<PastDue, 'oldest'>;
     const breached: BreachedFinding[] = [];
-    const perRepo = new Map<string, number>();
-    for (const f of open) {
-      const repo = repoById.get(f.repository_id)!;
-      const windows = slaWindows(slaFor(repo, scope.orgPolicy), f.severity, f.created_at, kevAddedAtOf(f, kev));
-      if (windows.length === 0 || slaState(windows, at) !== 'breached') continue;
-      breached.push({ ...f, due_at: new Date(Math.min(...windows.map((w) => w.due))).toISOString(), repository_name: repo.name });
-      perRepo.set(repo.id, (perRepo.get(repo.id) ?? 0) + 1);
-    }
     if (counted) {
-      for (const [id, n] of counted.perRepo) perRepo.set(id, n);
-      for (const f of counted.oldest) {
-        const repo = repoById.get(f.repository_id)!;
-        breached.push({ ...f, due_at: new Date(slaWindow(slaFor(repo, scope.orgPolicy), f.severity, f.created_at, null)!.due).toISOString(), repository_name: repo.name });
+      pastDue = counted;
+      for (const f of counted.oldest) breached.push({ ...f, due_at: new Date(slaWindow(orgSla, f.severity, f.created_at, null)!.due).toISOString() });
+    } else {
+      const perRepo = new Map<string, { repository_id: string; name: string; breached: number }>();
+      for (const f of candidates) {
+        const windows = slaWindows(slaFor(f.repository_id), f.severity, f.created_at, kevAddedAtOf(f, kev));
+        if (windows.length === 0 || slaState(windows, at) !== 'breached') continue;
+        breached.push({ ...f, due_at: new Date(Math.min(...windows.map((w) => w.due))).toISOString() });
+        const repo = perRepo.get(f.repository_id) ?? { repository_id: f.repository_id, name: f.repository_name, breached: 0 };
+        repo.breached++;
+        perRepo.set(f.repository_id, repo);
       }
+      const teams = new Map<string, { team_id: string; name: string; breached: number }>();
+      for (const link of perRepo.size ? await store.teamRepositories(scope.orgId) : []) {
+        const n = perRepo.get(link.repository_id)?.breached;
+        if (!n) continue;
+        const team = teams.get(link.team_id) ?? { team_id: link.team_id, name: link.name, breached: 0 };
+        team.breached += n;
+        teams.set(link.team_id, team);
+      }
+      const most = <T extends { name: string; breached: number }>(items: Iterable<T>) => [...items].sort((a, b) => b.breached - a.breached || a.name.localeCompare(b.name));
+      pastDue = { total: breached.length, repositories: most(perRepo.values()).slice(0, MOST_BREACHED), teams: most(teams.values()) };
     }
     breached.sort((a, b) => a.due_at.localeCompare(b.due_at) || a.id.localeCompare(b.id));
-    const breachedNow = counted ? [...counted.perRepo.values()].reduce((a, b) => a + b, 0) : breached.length;
     return {
       mttr,
       sla_compliance: { fixed_within_sla: withinSla, fixed: underSla, ratio: underSla ? Math.round((withinSla / underSla) * 10_000) / 10_000 : null },
-      breached_now: breachedNow,
+      breached_now: pastDue.total,
       oldest_breached: breached.slice(0, OLDEST),
-      breached_by_repository: [...perRepo.entries()].map(([id, count]) => ({ repository_id: id, name: repoById.get(id)!.name, breached: count }))
-        .sort((a, b) => b.breached - a.breached || a.name.localeCompare(b.name)),
+      breached_by_team: pastDue.teams,
+      breached_by_repository: pastDue.repositories,
     };
   }
 
@@ -221,7 +231,7 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
       for (const orgId of await store.orgIds()) {
         const orgPolicy = await store.orgPolicy(orgId);
         const last = await store.lastDays(orgId);
-        const due = (await store.scoped({ orgId })).filter((repo) => repo.refId !== undefined && (last.get(repo.id) ?? '') < yesterday);
+        const due = (await store.repositories(orgId)).filter((repo) => repo.refId !== undefined && (last.get(repo.id) ?? '') < yesterday);
         let earliest: string | null = null;
         // Repositories a few hundred at a time: one read of their findings and events each.
         for (let i = 0; i < due.length; i += BATCH) {
@@ -238,7 +248,7 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
             const days: string[] = [];
             for (let day = from; day <= yesterday; day = addDays(day, 1)) days.push(day);
             if (days.length === 0) continue;
-            rows.push({ repositoryId: repo.id, points: dayPoints(findings, history.events, slaFor(repo, orgPolicy), days) });
+            rows.push({ repositoryId: repo.id, points: dayPoints(findings, history.events, slaOf(repo.policy ?? orgPolicy), days) });
             if (earliest === null || from < earliest) earliest = from;
           }
           await store.writeDays(orgId, rows);

@@ -1,20 +1,23 @@
-import type { Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { defaultBranch } from '../domain/ref-name.js';
+import { dialectOf } from '../db/index.js';
 import type { Policy } from '../gates/types.js';
 import type { DayPoint, FindingHistory, TriageHistory } from './snapshot.js';
 import { readableBy } from '../policy-store.js';
+import { defaultBranchName } from '../refs/store.js';
+import { SEVERITY_RANK } from '../domain/severity.js';
 
 const COUNTS = ['open_critical', 'open_high', 'open_medium', 'open_low', 'open_info', 'opened', 'fixed', 'dismissed', 'reopened', 'breached', 'kev_open', 'vulnerabilities'] as const;
 
-/** Ids per `IN (...)` list: well inside SQLite's and PostgreSQL's parameter limits. */
-const CHUNK = 5000;
+/**
+ * The repositories a read covers, said as SQL rather than as a list of ids: one repository, or an
+ * org's, narrowed to those `readerId` may read (policy-store.ts readableBy) and to those `teamId` holds.
+ */
+export type RepoScope = { repositoryId: string } | { orgId: string; readerId?: string; teamId?: string };
 
-/** A repository whose figures are read, with its default branch's ref (undefined before any upload there). */
+/** A repository of an org with its default branch's ref (undefined before any upload there). */
 export interface ScopedRepo {
   id: string;
-  org_id: string;
-  name: string;
   refId: string | undefined;
   /** Its own policy, else null (it follows its org's). */
   policy: Policy | null;
@@ -23,6 +26,7 @@ export interface ScopedRepo {
 export interface SummaryFinding {
   id: string;
   repository_id: string;
+  repository_name: string;
   rule_id: string;
   message: string;
   severity: string;
@@ -34,41 +38,66 @@ export interface SummaryFinding {
   package_name: string | null;
 }
 
-function chunks<T>(items: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
-  return out;
+/** What MTTR and SLA compliance need of a fixed finding: how long it was open; first seen and its names only when a KEV clock applies. */
+export interface FixedFinding {
+  repository_id: string;
+  severity: string;
+  /** From first seen to fixed, in milliseconds. */
+  open_ms: number;
+  created_at?: string;
+  rule_id?: string;
+  aliases?: string | null;
 }
 
+/** Past due now, counted by the database: the total, the repositories and teams with the most, and where the oldest are. */
+export interface PastDue {
+  total: number;
+  repositories: { repository_id: string; name: string; breached: number }[];
+  teams: { team_id: string; name: string; breached: number }[];
+  oldest: SummaryFinding[];
+}
+
+/** Of each severity rank, the time before which an open finding first seen is past due. */
+export type Cutoffs = ReadonlyMap<number, string>;
+
+function inScope(scope: RepoScope) {
+  return (eb: ExpressionBuilder<Database, 'repos'>) => {
+    if ('repositoryId' in scope) return eb('repos.id', '=', scope.repositoryId);
+    return eb.and([
+      eb('repos.org_id', '=', scope.orgId),
+      ...(scope.readerId === undefined ? [] : [readableBy(scope.readerId)(eb)]),
+      ...(scope.teamId === undefined ? [] : [eb('repos.id', 'in', eb.selectFrom('team_repositories').select('team_repositories.repository_id').where('team_repositories.team_id', '=', scope.teamId))]),
+    ]);
+  };
+}
+
+/** First seen before its severity's cutoff: the findings_open_age index (ref, severity, first seen) answers it. */
+function pastDue(cutoffs: Cutoffs) {
+  return (eb: ExpressionBuilder<Database, 'findings'>) => eb.or([...cutoffs].map(([rank, cutoff]) => eb.and([eb('findings.severity_rank', '=', rank), eb('findings.created_at', '<', cutoff)])));
+}
+
+const SEVERITY_OF_RANK = Object.fromEntries(Object.entries(SEVERITY_RANK).map(([severity, rank]) => [rank, severity])) as Record<number, string>;
+
+const FINDING_COLUMNS = ['findings.id', 'findings.repository_id', 'repos.name as repository_name', 'findings.rule_id', 'findings.aliases', 'findings.message', 'findings.severity',
+  'findings.state', 'findings.created_at', 'findings.fixed_at', 'findings.file_path', 'findings.package_name'] as const;
+
 export function metricsStore(db: Kysely<Database>) {
-  /** Repositories (all of an org, or the ids given) with their default branch's ref and own policy. */
-  async function scoped(where: { orgId: string } | { repositoryIds: string[] }): Promise<ScopedRepo[]> {
-    const out: ScopedRepo[] = [];
-    const groups = 'orgId' in where ? [null] : chunks(where.repositoryIds);
-    for (const ids of groups) {
-      let query = db.selectFrom('repos').leftJoin('repo_policies', 'repo_policies.repository_id', 'repos.id')
-        .select(['repos.id', 'repos.org_id', 'repos.name', 'repos.default_branch', 'repo_policies.document']);
-      query = ids === null ? query.where('repos.org_id', '=', (where as { orgId: string }).orgId) : query.where('repos.id', 'in', ids);
-      const repos = await query.execute();
-      if (repos.length === 0) continue;
-      const refs = new Map<string, string>();
-      for (const part of chunks(repos.map((r) => r.id))) {
-        for (const ref of await db.selectFrom('refs').select(['id', 'repository_id', 'name']).where('repository_id', 'in', part).where('kind', '=', 'branch').execute()) {
-          refs.set(`${ref.repository_id}\n${ref.name}`, ref.id);
-        }
-      }
-      for (const repo of repos) {
-        out.push({
-          id: repo.id, org_id: repo.org_id, name: repo.name, refId: refs.get(`${repo.id}\n${defaultBranch(repo.default_branch).name}`),
-          policy: repo.document ? (JSON.parse(repo.document) as Policy) : null,
-        });
-      }
-    }
-    return out;
-  }
+  /** The findings of the default branches of the repositories in scope, joined by the database itself. */
+  const defaultBranchFindings = (scope: RepoScope) => db.selectFrom('repos')
+    .innerJoin('refs', (join) => join.onRef('refs.repository_id', '=', 'repos.id').on('refs.kind', '=', 'branch').on('refs.name', '=', defaultBranchName()))
+    .innerJoin('findings', 'findings.ref_id', 'refs.id')
+    .where(inScope(scope));
 
   return {
-    scoped,
+    /** An org's repositories with their default branch's ref and own policy. */
+    async repositories(orgId: string): Promise<ScopedRepo[]> {
+      const rows = await db.selectFrom('repos')
+        .leftJoin('refs', (join) => join.onRef('refs.repository_id', '=', 'repos.id').on('refs.kind', '=', 'branch').on('refs.name', '=', defaultBranchName()))
+        .leftJoin('repo_policies', 'repo_policies.repository_id', 'repos.id')
+        .select(['repos.id', 'refs.id as ref_id', 'repo_policies.document'])
+        .where('repos.org_id', '=', orgId).execute();
+      return rows.map((r) => ({ id: r.id, refId: r.ref_id ?? undefined, policy: r.document ? (JSON.parse(r.document) as Policy) : null }));
+    },
 
     async orgIds(): Promise<string[]> {
       return (await db.selectFrom('orgs').select('id').orderBy('id').execute()).map((r) => r.id);
@@ -79,18 +108,28 @@ export function metricsStore(db: Kysely<Database>) {
       return row ? (JSON.parse(row.document) as Policy) : {};
     },
 
-    /** The repositories a team holds, within its org. */
-    /** The org's repositories `readerId` may read (policy-store.ts readableBy), and how many the org has. */
-    async readableRepositoryIds(orgId: string, readerId: string): Promise<{ readable: string[]; total: number }> {
-      const all = await db.selectFrom('repos').select('id').where('org_id', '=', orgId).execute();
-      const readable = await db.selectFrom('repos').select('id').where('org_id', '=', orgId).where(readableBy(readerId)).execute();
-      return { readable: readable.map((r) => r.id), total: all.length };
+    /** The own policies of the repositories in scope that have one (the others follow their org's). */
+    async ownPolicies(scope: RepoScope): Promise<Map<string, Policy>> {
+      const rows = await db.selectFrom('repo_policies').innerJoin('repos', 'repos.id', 'repo_policies.repository_id')
+        .select(['repo_policies.repository_id', 'repo_policies.document']).where(inScope(scope)).execute();
+      return new Map(rows.map((r) => [r.repository_id, JSON.parse(r.document) as Policy]));
     },
 
-    async teamRepositoryIds(orgId: string, teamId: string): Promise<string[] | undefined> {
-      const team = await db.selectFrom('teams').select('id').where('id', '=', teamId).where('org_id', '=', orgId).executeTakeFirst();
-      if (!team) return undefined;
-      return (await db.selectFrom('team_repositories').select('repository_id').where('team_id', '=', teamId).execute()).map((r) => r.repository_id);
+    /** Whether `readerId` may read every repository of the org: one statement that stops at the first it may not. */
+    async readsWholeOrg(orgId: string, readerId: string): Promise<boolean> {
+      const unreadable = await db.selectFrom('repos').select('repos.id').where('repos.org_id', '=', orgId)
+        .where((eb) => eb.not(readableBy(readerId)(eb))).limit(1).executeTakeFirst();
+      return unreadable === undefined;
+    },
+
+    async teamExists(orgId: string, teamId: string): Promise<boolean> {
+      return (await db.selectFrom('teams').select('id').where('id', '=', teamId).where('org_id', '=', orgId).executeTakeFirst()) !== undefined;
+    },
+
+    /** The org's teams and the repositories each holds. */
+    async teamRepositories(orgId: string): Promise<{ team_id: string; name: string; repository_id: string }[]> {
+      return db.selectFrom('team_repositories').innerJoin('teams', 'teams.id', 'team_repositories.team_id')
+        .select(['teams.id as team_id', 'teams.name', 'team_repositories.repository_id']).where('teams.org_id', '=', orgId).execute();
     },
 
     /** The last day written per repository of the org. */
@@ -109,18 +148,17 @@ export function metricsStore(db: Kysely<Database>) {
       return new Map(rows.map((r) => [r.cve.toUpperCase(), r.imported_at ?? '']));
     },
 
-    /** Everything some default branches' findings and triage events say of their past, per repository. */
+    /** Everything some default branches' findings and triage events say of their past, per repository (a few hundred at once). */
     async histories(repos: readonly { id: string; refId: string }[]): Promise<Map<string, { findings: Omit<FindingHistory, 'kev_added_at'>[]; events: TriageHistory[] }>> {
       const out = new Map(repos.map((r) => [r.id, { findings: [] as Omit<FindingHistory, 'kev_added_at'>[], events: [] as TriageHistory[] }]));
-      for (const part of chunks(repos)) {
-        const findings = await db.selectFrom('findings')
-          .select(['repository_id', 'fingerprint', 'severity', 'rule_id', 'aliases', 'purl', 'state', 'created_at', 'fixed_at', 'reopened_at'])
-          .where('ref_id', 'in', part.map((r) => r.refId)).execute();
-        for (const { repository_id: id, ...f } of findings) out.get(id)?.findings.push(f);
-        const events = await db.selectFrom('finding_events').select(['repository_id', 'fingerprint', 'event', 'created_at'])
-          .where('repository_id', 'in', part.map((r) => r.id)).execute();
-        for (const { repository_id: id, ...e } of events) out.get(id)?.events.push(e);
-      }
+      if (repos.length === 0) return out;
+      const findings = await db.selectFrom('findings')
+        .select(['repository_id', 'fingerprint', 'severity', 'rule_id', 'aliases', 'purl', 'state', 'created_at', 'fixed_at', 'reopened_at'])
+        .where('ref_id', 'in', repos.map((r) => r.refId)).execute();
+      for (const { repository_id: id, ...f } of findings) out.get(id)?.findings.push(f);
+      const events = await db.selectFrom('finding_events').select(['repository_id', 'fingerprint', 'event', 'created_at'])
+        .where('repository_id', 'in', repos.map((r) => r.id)).execute();
+      for (const { repository_id: id, ...e } of events) out.get(id)?.events.push(e);
       return out;
     },
 
@@ -149,73 +187,95 @@ export function metricsStore(db: Kysely<Database>) {
     },
 
     /**
-     * Daily sums over the repositories in scope: a whole org's from its rolled-up rows, else summed
-     * from the repositories' (repository_id, day) keys.
+     * Daily sums: a whole org's from its rolled-up rows, else summed from the snapshots of the
+     * repositories in scope, which the database picks itself.
      */
-    async daily(scope: { orgId: string } | { repositoryIds: string[] }, from: string, to: string): Promise<DayPoint[]> {
-      const base = () => db.selectFrom('repo_snapshots').select((eb) => ['day', ...COUNTS.map((c) => eb.fn.sum<number | string>(c).as(c))])
-        .where('day', '>=', from).where('day', '<=', to).groupBy('day');
-      const rows = 'orgId' in scope
-        ? await db.selectFrom('org_snapshots').select(['day', ...COUNTS]).where('org_id', '=', scope.orgId).where('day', '>=', from).where('day', '<=', to).execute()
-        : (await Promise.all(chunks(scope.repositoryIds).map((ids) => base().where('repository_id', 'in', ids).execute()))).flat();
+    async daily(source: { wholeOrg: string } | RepoScope, from: string, to: string): Promise<DayPoint[]> {
+      const rows = 'wholeOrg' in source
+        ? await db.selectFrom('org_snapshots').select(['day', ...COUNTS]).where('org_id', '=', source.wholeOrg).where('day', '>=', from).where('day', '<=', to).execute()
+        : await db.selectFrom('repo_snapshots').select((eb) => ['day', ...COUNTS.map((c) => eb.fn.sum<number | string>(c).as(c))])
+          // The org's rows by their (org_id, day) index, when the scope is within one org.
+          .$if('orgId' in source, (q) => q.where('org_id', '=', (source as { orgId: string }).orgId))
+          .where('repository_id', 'in', db.selectFrom('repos').select('repos.id').where(inScope(source)))
+          .where('day', '>=', from).where('day', '<=', to).groupBy('day').execute();
       const byDay = new Map<string, DayPoint>();
       for (const row of rows) {
-        const point = byDay.get(row.day) ?? {
-          day: row.day, open: { critical: 0, high: 0, medium: 0, low: 0, info: 0 }, opened: 0, fixed: 0, dismissed: 0, reopened: 0, breached: 0, kev_open: 0, vulnerabilities: 0,
-        };
-        point.open.critical += Number(row.open_critical); point.open.high += Number(row.open_high); point.open.medium += Number(row.open_medium);
-        point.open.low += Number(row.open_low); point.open.info += Number(row.open_info);
-        point.opened += Number(row.opened); point.fixed += Number(row.fixed); point.dismissed += Number(row.dismissed); point.reopened += Number(row.reopened);
-        point.breached += Number(row.breached); point.kev_open += Number(row.kev_open); point.vulnerabilities += Number(row.vulnerabilities);
-        byDay.set(row.day, point);
+        byDay.set(row.day, {
+          day: row.day, open: { critical: Number(row.open_critical), high: Number(row.open_high), medium: Number(row.open_medium), low: Number(row.open_low), info: Number(row.open_info) },
+          opened: Number(row.opened), fixed: Number(row.fixed), dismissed: Number(row.dismissed), reopened: Number(row.reopened),
+          breached: Number(row.breached), kev_open: Number(row.kev_open), vulnerabilities: Number(row.vulnerabilities),
+        });
       }
       return [...byDay.values()].sort((a, b) => a.day.localeCompare(b.day));
     },
 
     /**
-     * Past-due open findings counted per repository, and the `limit` first seen earliest of each
-     * severity, when the cutoffs are exact (one SLA for every repository and no KEV days): past due is
-     * then first seen before now minus the severity's days, which the database counts itself.
+     * Default-branch findings fixed at or after `since`, as how long each was open (tens of
+     * thousands at ten thousand repositories: numbers, not rows); first seen and names only when a
+     * KEV clock applies.
      */
-    async breached(refIds: readonly string[], cutoffs: ReadonlyMap<number, string>, limit: number): Promise<{ perRepo: Map<string, number>; oldest: SummaryFinding[] }> {
-      const perRepo = new Map<string, number>();
-      const oldest: SummaryFinding[] = [];
-      if (cutoffs.size === 0) return { perRepo, oldest };
-      const columns = ['id', 'repository_id', 'rule_id', 'aliases', 'message', 'severity', 'state', 'created_at', 'fixed_at', 'file_path', 'package_name'] as const;
-      for (const ids of chunks(refIds)) {
-        const counts = await db.selectFrom('findings').select(['repository_id', (eb) => eb.fn.countAll<number | string>().as('n')])
-          .where('ref_id', 'in', ids).where('state', '=', 'open')
-          .where((eb) => eb.or([...cutoffs].map(([rank, cutoff]) => eb.and([eb('severity_rank', '=', rank), eb('created_at', '<', cutoff)]))))
-          .groupBy('repository_id').execute();
-        for (const row of counts) perRepo.set(row.repository_id, (perRepo.get(row.repository_id) ?? 0) + Number(row.n));
-        for (const [rank, cutoff] of cutoffs) {
-          oldest.push(...await db.selectFrom('findings').select(columns).where('ref_id', 'in', ids).where('state', '=', 'open')
-            .where('severity_rank', '=', rank).where('created_at', '<', cutoff).orderBy('created_at').orderBy('id').limit(limit).execute());
-        }
-      }
-      return { perRepo, oldest };
+    async fixedSince(scope: RepoScope, since: string, withKev: boolean): Promise<FixedFinding[]> {
+      const openMs = dialectOf(db) === 'postgres'
+        ? sql<number>`extract(epoch from ${sql.ref('findings.fixed_at')} - ${sql.ref('findings.created_at')}) * 1000`
+        : sql<number>`(julianday(${sql.ref('findings.fixed_at')}) - julianday(${sql.ref('findings.created_at')})) * 86400000`;
+      // The repository from the join and the severity by its rank: findings_fixed_at holds the rest.
+      const rows = await defaultBranchFindings(scope)
+        .select(['repos.id as repository_id', 'findings.severity_rank', openMs.as('open_ms')])
+        .$if(withKev, (q) => q.select(['findings.created_at', 'findings.rule_id', 'findings.aliases']))
+        .where('findings.state', '=', 'fixed').where('findings.fixed_at', '>=', since).execute();
+      // Both read back as floating point (julianday in days); the times themselves are whole milliseconds.
+      return rows.map(({ severity_rank: rank, ...r }) => ({ ...r, severity: SEVERITY_OF_RANK[rank] ?? 'info', open_ms: Math.round(Number(r.open_ms)) }));
     },
 
     /**
-     * Default-branch findings fixed at or after `since`, and those open now that may be past due: of
-     * each severity, first seen before its cutoff (now minus the shortest window that can apply to
-     * it); severities absent from `cutoffs` have no SLA.
+     * Past-due open findings when the cutoffs are exact (one SLA for every repository in scope and
+     * no KEV days): first seen before now minus the severity's days, which the database counts per
+     * repository over the findings_open_age index without reading a finding, and sums per team in
+     * the same statement. The count also gives each repository's earliest of each severity: the
+     * `limit` oldest of a severity are among the findings of the `limit` repositories whose earliest
+     * is earliest (each has one at least as old as any elsewhere), so only those few are read for them.
      */
-    async summaryFindings(refIds: readonly string[], since: string, cutoffs: ReadonlyMap<number, string>): Promise<{ fixed: SummaryFinding[]; open: SummaryFinding[] }> {
-      const fixed: SummaryFinding[] = [];
-      const open: SummaryFinding[] = [];
-      const columns = ['id', 'repository_id', 'rule_id', 'aliases', 'message', 'severity', 'state', 'created_at', 'fixed_at', 'file_path', 'package_name'] as const;
-      for (const ids of chunks(refIds)) {
-        fixed.push(...await db.selectFrom('findings').select(columns)
-          .where('ref_id', 'in', ids).where('state', '=', 'fixed').where('fixed_at', '>=', since).execute());
-        if (cutoffs.size === 0) continue;
-        open.push(...await db.selectFrom('findings').select(columns)
-          .where('ref_id', 'in', ids).where('state', '=', 'open')
-          .where((eb) => eb.or([...cutoffs].map(([rank, cutoff]) => eb.and([eb('severity_rank', '=', rank), eb('created_at', '<', cutoff)]))))
-          .execute());
-      }
-      return { fixed, open };
+    async pastDue(scope: RepoScope, orgId: string, cutoffs: Cutoffs, limit: number, top: number): Promise<PastDue> {
+      if (cutoffs.size === 0) return { total: 0, repositories: [], teams: [], oldest: [] };
+      const ranks = [...cutoffs.keys()];
+      const perRepo = defaultBranchFindings(scope).where('findings.state', '=', 'open').where(pastDue(cutoffs))
+        .select(['repos.id as repository_id', 'repos.name', (eb) => eb.fn.countAll().as('breached'),
+          ...ranks.map((rank) => sql`min(case when ${sql.ref('findings.severity_rank')} = ${rank} then ${sql.ref('findings.created_at')} end)`.as(`earliest_${rank}`))])
+        .groupBy(['repos.id', 'repos.name']);
+      const rows = (await sql<{ kind: string; id: string | null; name: string | null; n: number | string | null }>`with per_repo as ${perRepo}
+        select 'total' as kind, null as id, null as name, sum(breached) as n from per_repo
+        union all select 'repository', repository_id, name, breached from
+          (select repository_id, name, breached from per_repo order by breached desc, name, repository_id limit ${top}) most
+        union all select 'team', teams.id, teams.name, sum(per_repo.breached) from per_repo
+          inner join team_repositories on team_repositories.repository_id = per_repo.repository_id
+          inner join teams on teams.id = team_repositories.team_id and teams.org_id = ${orgId} group by teams.id, teams.name
+        ${sql.join(ranks.map((rank) => sql`union all select ${sql.lit(`earliest_${rank}`)}, repository_id, null, null from
+          (select repository_id from per_repo where ${sql.ref(`earliest_${rank}`)} is not null order by ${sql.ref(`earliest_${rank}`)}, repository_id limit ${limit}) ${sql.ref(`first_${rank}`)}`), sql` `)}`
+        .execute(db)).rows;
+      const oldest = await Promise.all([...cutoffs].map(([rank, cutoff]) => {
+        const first = rows.filter((r) => r.kind === `earliest_${rank}`).map((r) => r.id!);
+        return first.length === 0 ? [] : defaultBranchFindings(scope).select(FINDING_COLUMNS).where('repos.id', 'in', first)
+          .where('findings.state', '=', 'open').where('findings.severity_rank', '=', rank).where('findings.created_at', '<', cutoff)
+          .orderBy('findings.created_at').orderBy('findings.id').limit(limit).execute();
+      }));
+      const of = (kind: string) => rows.filter((r) => r.kind === kind).map((r) => ({ id: r.id!, name: r.name!, breached: Number(r.n) }))
+        .sort((a, b) => b.breached - a.breached || a.name.localeCompare(b.name));
+      return {
+        total: Number(rows.find((r) => r.kind === 'total')?.n ?? 0),
+        repositories: of('repository').map(({ id, ...r }) => ({ repository_id: id, ...r })),
+        teams: of('team').map(({ id, ...r }) => ({ team_id: id, ...r })),
+        oldest: oldest.flat(),
+      };
+    },
+
+    /**
+     * Open default-branch findings that may be past due, when the SLA differs between repositories
+     * or counts KEV days: of each severity, first seen before its cutoff (now minus the shortest
+     * window that can apply to it); the service judges each. Severities absent from `cutoffs` have no SLA.
+     */
+    async mayBePastDue(scope: RepoScope, cutoffs: Cutoffs): Promise<SummaryFinding[]> {
+      if (cutoffs.size === 0) return [];
+      return defaultBranchFindings(scope).select(FINDING_COLUMNS).where('findings.state', '=', 'open').where(pastDue(cutoffs)).execute();
     },
   };
 }
-

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, RefRow } from '../db/schema.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
 import { defaultBranch, type RefName } from '../domain/ref-name.js';
@@ -14,6 +14,24 @@ export async function refIdOf(db: Kysely<Database>, repositoryId: string, ref: R
   const row = await db.selectFrom('refs').select('id')
     .where('repository_id', '=', repositoryId).where('kind', '=', ref.kind).where('name', '=', ref.name).executeTakeFirst();
   return row?.id;
+}
+
+/**
+ * The branch defaultBranch() (domain/ref-name.ts) reads a repository's default_branch as, in SQL,
+ * so that a query across thousands of repositories joins their default branches' refs itself:
+ * unset or empty, a tag, a pull request or another refs/ path is main; refs/heads/x is x. A name git
+ * refuses (checked where default_branch is written through the API) is not looked at again here:
+ * no ref can carry such a name. test/db/default-branch.test.ts holds both readings side by side.
+ */
+export function defaultBranchName(): RawBuilder<string> {
+  const raw = sql.ref('repos.default_branch');
+  // substr, not LIKE: SQLite's LIKE ignores case, and REFS/HEADS/x is a branch of that whole name.
+  return sql<string>`case
+    when ${raw} is null or ${raw} = '' then 'main'
+    when substr(${raw}, 1, 11) = 'refs/heads/' and length(${raw}) > 11 then substr(${raw}, 12)
+    when substr(${raw}, 1, 5) = 'refs/' then 'main'
+    when substr(${raw}, 1, 3) = 'pr/' and length(${raw}) > 3 and ltrim(substr(${raw}, 4), '0123456789') = '' then 'main'
+    else ${raw} end`;
 }
 
 export function refStore(db: Kysely<Database>) {

@@ -115,6 +115,12 @@ describe.each(DB_KINDS)('SLAs and metrics on %s', (kind) => {
           vi.setSystemTime(DAY0 + day * DAY);
           // The loop's round just after midnight writes yesterday.
           await t.app.services.metricsService.snapshot();
+          // W is dismissed on day 3 and reopened on day 4: triage events the backfill reads from history too.
+          if (day === 3 || day === 4) {
+            const w = (await get(`/api/v1/repos/${repoA}/findings?state=all`, owner.cookie)).json<{ id: string; rule_id: string }[]>().find((f) => f.rule_id === 'W')!;
+            const triage = await t.request({ method: 'PATCH', url: `/api/v1/findings/${w.id}`, headers: { cookie: owner.cookie }, payload: day === 3 ? { state: 'dismissed', reason: 'accepted_risk' } : { state: 'open' } });
+            expect(triage.statusCode, triage.body).toBe(200);
+          }
           const results = plan[day];
           if (!results) continue;
           await upload(repoA, results);
@@ -138,6 +144,8 @@ describe.each(DB_KINDS)('SLAs and metrics on %s', (kind) => {
       expect(points).toHaveLength(21);
       expect(points[0]).toMatchObject({ date: dayText(0), open: { critical: 2, high: 1, medium: 0, low: 0, info: 0 }, new: 3, fixed: 0 });
       expect(points[2]).toMatchObject({ open: { critical: 2, high: 1, medium: 1 }, new: 1 });
+      expect(points[3]).toMatchObject({ open: { critical: 2, high: 1, medium: 0 }, dismissed: 1, reopened: 0 });
+      expect(points[4]).toMatchObject({ open: { critical: 2, high: 1, medium: 1 }, dismissed: 0, reopened: 1 });
       expect(points[5]).toMatchObject({ open: { critical: 1, high: 1, medium: 1 }, fixed: 1 });
       // End of day 7: Z (critical, seen day 0, 7 days) and W (medium, seen day 2, 5 days) are past due.
       expect(points[6]!.breached).toBe(0);
@@ -208,6 +216,47 @@ describe.each(DB_KINDS)('SLAs and metrics on %s', (kind) => {
       }
     });
 
+    it('answers CSV with Accept: text/csv on all four endpoints, the same figures as the JSON', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        vi.setSystemTime(DAY0 + 21 * DAY);
+        const csvOf = async (url: string) => {
+          const res = await get(url, member.cookie, { accept: 'text/csv' });
+          expect(res.statusCode, res.body).toBe(200);
+          expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+          expect(res.headers['content-disposition']).toMatch(/^attachment; filename="metrics(-summary)?\.csv"$/);
+          return res.body.trim().split('\n');
+        };
+        type Point = { date: string; open: Record<string, number>; new: number; fixed: number; dismissed: number; reopened: number; breached: number; kev_open: number; vulnerabilities: number };
+        // RFC 4180: a header line, then one line per point; each column a figure of the JSON point.
+        const seriesLines = (points: Point[]) => [
+          'date,open_critical,open_high,open_medium,open_low,open_info,new,fixed,dismissed,reopened,breached,kev_open,vulnerabilities',
+          ...points.map((p) => [p.date, p.open.critical, p.open.high, p.open.medium, p.open.low, p.open.info, p.new, p.fixed, p.dismissed, p.reopened, p.breached, p.kev_open, p.vulnerabilities].join(',')),
+        ];
+        for (const url of [`/api/v1/orgs/${orgId}/metrics?from=${dayText(0)}&to=${dayText(20)}&interval=week`, `/api/v1/orgs/${orgId}/metrics?from=${dayText(0)}&to=${dayText(6)}&team=${teamId}`, `/api/v1/repos/${repoA}/metrics?from=${dayText(0)}&to=${dayText(6)}`]) {
+          const points = (await get(url)).json<{ points: Point[] }>().points;
+          expect(points.some((p) => p.new > 0), url).toBe(true);
+          expect(await csvOf(url), url).toEqual(seriesLines(points));
+        }
+        type Summary = { mttr: Record<string, { median_days: number | null; p90_days: number | null; fixed: number }>; sla_compliance: { fixed_within_sla: number; fixed: number; ratio: number | null }; breached_now: number };
+        for (const url of [`/api/v1/orgs/${orgId}/metrics/summary?window=90d`, `/api/v1/orgs/${orgId}/metrics/summary?team=${teamId}`, `/api/v1/repos/${repoA}/metrics/summary`]) {
+          const summary = (await get(url)).json<Summary>();
+          const { fixed_within_sla: within, fixed, ratio } = summary.sla_compliance;
+          expect(await csvOf(url), url).toEqual([
+            'severity,median_days,p90_days,fixed,fixed_within_sla,fixed_under_sla,sla_ratio,breached_now',
+            ...['critical', 'high', 'medium', 'low', 'info'].map((s) => [s, summary.mttr[s]!.median_days ?? '', summary.mttr[s]!.p90_days ?? '', summary.mttr[s]!.fixed, within, fixed, ratio ?? '', summary.breached_now].join(',')),
+          ]);
+        }
+        expect((await csvOf(`/api/v1/orgs/${orgId}/metrics/summary`))[1]).toBe('critical,7.5,9.5,2,2,3,0.6667,1');
+        // A problem stays a problem (JSON), whatever the Accept header asks for.
+        const refused = await get(`/api/v1/orgs/${orgId}/metrics?from=2026-02-30`, member.cookie, { accept: 'text/csv' });
+        expect(refused.statusCode).toBe(400);
+        expect(refused.headers['content-type']).toContain('application/problem+json');
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
     it('refuses what it cannot answer with a problem', async () => {
       for (const query of ['from=2026-02-30', 'from=2026-03-01&to=2026-02-01', 'interval=year', 'from=2000-01-01&to=2026-01-01']) {
         const res = await get(`/api/v1/orgs/${orgId}/metrics?${query}`);
@@ -271,6 +320,52 @@ describe.each(DB_KINDS)('SLAs and metrics on %s', (kind) => {
     });
   });
 
+  describe('past due across many repositories', () => {
+    it('names the ten longest past due and sums breached per repository and team, whether the database counts or each finding is judged', async () => {
+      const org = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie: owner.cookie }, payload: { name: 'portfolio' } })).json().id as string;
+      const as = { cookie: owner.cookie };
+      const names = Array.from({ length: 12 }, (_, i) => `r${String(i).padStart(2, '0')}`);
+      const ids: Record<string, string> = {};
+      for (const name of names) ids[name] = (await t.request({ method: 'POST', url: `/api/v1/orgs/${org}/repos`, headers: as, payload: { name } })).json().id;
+      const team = async (name: string, members: string[]) => {
+        const id = (await t.request({ method: 'POST', url: `/api/v1/orgs/${org}/teams`, headers: as, payload: { name } })).json().id as string;
+        for (const repo of members) expect((await t.request({ method: 'PUT', url: `/api/v1/teams/${id}/repos/${ids[repo]}`, headers: as, payload: { role: 'read' } })).statusCode).toBe(200);
+        return id;
+      };
+      await team('odd', names.filter((_, i) => i % 2 === 1));
+      await team('everything', names);
+      const T0 = Date.parse('2026-06-01T08:00:00.000Z');
+      // r11 first (six criticals), then one repository an hour with two each: the ten first seen earliest are r11's six, r10's and r09's.
+      const seen = new Map<string, number>();
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        for (let i = 11; i >= 0; i--) {
+          vi.setSystemTime(T0 + (11 - i) * 3_600_000);
+          const rules = Array.from({ length: i === 11 ? 6 : 2 }, (_, k) => `${names[i]}-${k}`);
+          await upload(ids[names[i]!]!, rules.map((rule) => finding(rule, CRITICAL)));
+          for (const rule of rules) seen.set(rule, Date.now());
+        }
+        vi.setSystemTime(T0 + 5 * DAY);
+        const expectedOldest = [...seen].sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0])).slice(0, 10);
+        for (const sla of [{ critical: 1 }, { critical: 1, kev_days: 30 }]) {
+          expect((await t.request({ method: 'PUT', url: `/api/v1/orgs/${org}/sla`, headers: as, payload: sla })).statusCode).toBe(200);
+          const summary = (await get(`/api/v1/orgs/${org}/metrics/summary`, owner.cookie)).json();
+          expect(summary.breached_now, JSON.stringify(sla)).toBe(28);
+          expect(summary.oldest_breached.map((f: { rule_id: string; due_at: string }) => [f.rule_id, f.due_at]).sort())
+            .toEqual(expectedOldest.map(([rule, at]) => [rule, new Date(at + DAY).toISOString()]).sort());
+          expect(summary.oldest_breached.map((f: { due_at: string }) => f.due_at)).toEqual(expectedOldest.map(([, at]) => new Date(at + DAY).toISOString()));
+          expect(summary.breached_by_repository).toEqual([
+            { repository_id: ids.r11, name: 'r11', breached: 6 },
+            ...names.slice(0, 11).map((name) => ({ repository_id: ids[name], name, breached: 2 })),
+          ]);
+          expect(summary.breached_by_team.map((b: { name: string; breached: number }) => [b.name, b.breached])).toEqual([['everything', 28], ['odd', 16]]);
+        }
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+  });
+
   describe('who reads what', () => {
     it("counts only the repositories a member may read when the organization's base role is none", async () => {
       const breached = async (url: string, cookie: string) => (await get(url, cookie)).json<{ breached_now: number }>().breached_now;
@@ -281,12 +376,17 @@ describe.each(DB_KINDS)('SLAs and metrics on %s', (kind) => {
       const setBase = (role: string) => t.request({ method: 'PUT', url: `/api/v1/orgs/${orgId}`, headers: { cookie: owner.cookie }, payload: { base_role: role } });
       expect((await setBase('none')).statusCode).toBe(200);
       try {
+        const series = async (url: string, cookie: string) => (await get(`${url}?from=${dayText(0)}&to=${dayText(20)}`, cookie)).json<{ points: { open: Record<string, number>; new: number }[] }>().points;
         // No team: nothing of the org is theirs to count.
         expect(await breached(org, member.cookie)).toBe(0);
+        expect((await series(`/api/v1/orgs/${orgId}/metrics`, member.cookie)).every((p) => p.new === 0 && Object.values(p.open).every((n) => n === 0))).toBe(true);
         expect(await breached(org, owner.cookie)).toBe(whole);
         // In the team that holds repository a: exactly a's figures.
         await t.db.kysely.insertInto('team_members').values({ team_id: teamId, user_id: (await t.db.kysely.selectFrom('users').select('id').where('login', '=', 'member').executeTakeFirstOrThrow()).id }).execute();
         expect(await breached(org, member.cookie)).toBe(await breached(`/api/v1/repos/${repoA}/metrics/summary`, owner.cookie));
+        const theirs = await series(`/api/v1/orgs/${orgId}/metrics`, member.cookie);
+        expect(theirs.some((p) => p.new > 0)).toBe(true);
+        expect(theirs).toEqual(await series(`/api/v1/repos/${repoA}/metrics`, owner.cookie));
         expect((await get(`/api/v1/repos/${repoB}/metrics/summary`, member.cookie)).statusCode).toBe(404);
       } finally {
         await setBase('read');

@@ -124,6 +124,13 @@ async function aDayInTheLife(t: TestApp): Promise<void> {
     '/api/v1/advisories?package=lodash', `/api/v1/orgs/${org.id}/audit`,
     `/api/v1/orgs/${org.id}/audit?actor=admin`, `/api/v1/audit?actor=${admin.user.id}`,
   ]) await call('GET', url);
+  // Metrics: past due judged per finding (the repository's own policy has another SLA than its org's),
+  // then counted by the database (the same SLA everywhere).
+  await call('PUT', `/api/v1/orgs/${org.id}/sla`, { critical: 7, high: 30 });
+  const metrics = [`/api/v1/orgs/${org.id}/metrics/summary`, `/api/v1/orgs/${org.id}/metrics?interval=week`, `/api/v1/repos/${repo.id}/metrics/summary`, `/api/v1/repos/${repo.id}/metrics`];
+  for (const url of metrics) await call('GET', url);
+  await call('PUT', `/api/v1/repos/${repo.id}/policy`, { fail_on_new: 'high', max_open: { critical: 0 }, max_age_days: { critical: 7, high: 30 } });
+  for (const url of metrics) await call('GET', url);
   // A member of an org with base_role "none" who holds the repository through a team: every read
   // above filtered by their roles (the hot reads with the team role, the lists by readableBy).
   const member = await t.user('member');
@@ -137,6 +144,7 @@ async function aDayInTheLife(t: TestApp): Promise<void> {
     `/api/v1/repos/${repo.id}/findings`, `/api/v1/orgs/${org.id}/repos`, `/api/v1/orgs/${org.id}`, `/api/v1/orgs`,
     `/api/v1/repos/lookup?org=plans&name=service`, `/api/v1/components?purl=pkg:npm/lodash`, `/api/v1/advisories/top`,
     `/api/v1/advisories/GHSA-35jh-r3h4-6jhm`, `/api/v1/teams/${team.id}/repos`,
+    `/api/v1/orgs/${org.id}/metrics/summary`, `/api/v1/orgs/${org.id}/metrics?team=${team.id}`, `/api/v1/orgs/${org.id}/metrics/summary?team=${team.id}`,
   ]) {
     const res = await t.request({ url, headers: { cookie: member.cookie } });
     if (res.statusCode !== 200) throw new Error(`GET ${url} answered the member ${res.statusCode}: ${res.body}`);

@@ -34,6 +34,7 @@ import * as forgeVerdicts from './0035_forge_verdicts.js';
 import * as enterpriseIdentity from './0036_enterprise_identity.js';
 import * as uploadContentsBlob from './0037_upload_contents_blob.js';
 import * as scimGroups from './0038_scim_groups.js';
+import * as findingAgeIndexes from './0040_finding_age_indexes.js';
 import * as saml from './0041_saml.js';
 import * as blobDeletions from './0043_blob_deletions.js';
 
@@ -74,6 +75,7 @@ const migrations: Record<string, Migration> = {
   '0036_enterprise_identity': enterpriseIdentity,
   '0037_upload_contents_blob': uploadContentsBlob,
   '0038_scim_groups': scimGroups,
+  '0040_finding_age_indexes': findingAgeIndexes,
   '0041_saml': saml,
   '0043_blob_deletions': blobDeletions,
 };

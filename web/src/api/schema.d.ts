@@ -6869,6 +6869,13 @@ export interface paths {
                                 file_path: string | null;
                                 package_name: string | null;
                             }[];
+                            /** @description Breached findings now per team of the organization, over the repositories each holds (a repository two teams hold counts for both); teams with none are left out. */
+                            breached_by_team: {
+                                team_id: string;
+                                name: string;
+                                breached: number;
+                            }[];
+                            /** @description The 25 repositories with the most breached findings now, the most first. */
                             breached_by_repository: {
                                 repository_id: string;
                                 name: string;
@@ -7084,6 +7091,13 @@ export interface paths {
                                 file_path: string | null;
                                 package_name: string | null;
                             }[];
+                            /** @description Breached findings now per team of the organization, over the repositories each holds (a repository two teams hold counts for both); teams with none are left out. */
+                            breached_by_team: {
+                                team_id: string;
+                                name: string;
+                                breached: number;
+                            }[];
+                            /** @description The 25 repositories with the most breached findings now, the most first. */
                             breached_by_repository: {
                                 repository_id: string;
                                 name: string;

@@ -21,13 +21,13 @@ export function MetricsPanel({ orgId }: { orgId: string }) {
   const summary = useOrgSummary(orgId, team);
   return (
     <div className="metrics">
-      <label className="field-inline">
-        Team{' '}
-        <select value={team} onChange={(e) => setQuery({ team: e.target.value || null })}>
+      <div className="field-inline">
+        <label htmlFor="metrics-team">Team</label>
+        <select id="metrics-team" value={team} onChange={(e) => setQuery({ team: e.target.value || null })}>
           <option value="">Whole organization</option>
           {(teams.data?.teams ?? []).map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
         </select>
-      </label>
+      </div>
       <div className="overview-grid">
         <Card id="metrics-open" title="Open findings by severity" aside={<span className="muted">last 180 days</span>}>
           <Loaded query={daily} skeleton={LOADING}>{(data) => <OpenBySeverity points={data.points} />}</Loaded>
@@ -126,19 +126,14 @@ function SummaryCards({ summary, orgId }: { summary: MetricsSummary; orgId: stri
         </Figure>
       </Card>
       <Card id="metrics-breached" title="Breached now" aside={<span className="big-number">{summary.breached_now}</span>}>
-        <Figure
-          label={`${summary.breached_now} open findings are past their due date, in ${summary.breached_by_repository.length} repositories.`}
-          table={<ChartTable caption="Breached findings by repository" columns={['Repository', 'Breached']} rows={summary.breached_by_repository.map((r) => [r.name, r.breached])} />}
-        >
-          <ResponsiveContainer width="100%" height={Math.max(120, 28 * Math.min(10, summary.breached_by_repository.length))}>
-            <BarChart data={summary.breached_by_repository.slice(0, 10)} layout="vertical">
-              <XAxis type="number" allowDecimals={false} />
-              <YAxis type="category" dataKey="name" width={140} />
-              <Tooltip />
-              <Bar dataKey="breached" name="Breached" fill="#dc2626" isAnimationActive={false} />
-            </BarChart>
-          </ResponsiveContainer>
-        </Figure>
+        <BreachedBars
+          label={`${summary.breached_now} open findings are past their due date; by team: ${summary.breached_by_team.map((t) => `${t.name} ${t.breached}`).join(', ') || 'none'}.`}
+          caption="Breached findings by team" column="Team" rows={summary.breached_by_team}
+        />
+        <BreachedBars
+          label={`Repositories with the most breached findings: ${summary.breached_by_repository.slice(0, 3).map((r) => `${r.name} ${r.breached}`).join(', ') || 'none'}.`}
+          caption="Breached findings by repository (the 25 with the most)" column="Repository" rows={summary.breached_by_repository}
+        />
         {summary.oldest_breached.length > 0 && (
           <ol className="breached-list" aria-label="Longest past due">
             {summary.oldest_breached.map((f) => (
@@ -146,8 +141,26 @@ function SummaryCards({ summary, orgId }: { summary: MetricsSummary; orgId: stri
             ))}
           </ol>
         )}
-        <p className="hint">By team: choose a team above. <Link to={`/orgs/${orgId}?tab=policy`}>The SLA is the policy's maximum age.</Link></p>
+        <p className="hint">A repository two teams hold counts for both. <Link to={`/orgs/${orgId}?tab=policy`}>The SLA is the policy's maximum age.</Link></p>
       </Card>
     </>
+  );
+}
+
+/** Breached findings per team or repository, the most first (ten bars; the table has them all). */
+function BreachedBars({ label, caption, column, rows }: { label: string; caption: string; column: string; rows: { name: string; breached: number }[] }) {
+  return (
+    <Figure label={label} table={<ChartTable caption={caption} columns={[column, 'Breached']} rows={rows.map((r) => [r.name, r.breached])} />}>
+      {rows.length === 0 ? <p className="muted">None past due.</p> : (
+        <ResponsiveContainer width="100%" height={Math.max(80, 28 * Math.min(10, rows.length))}>
+          <BarChart data={rows.slice(0, 10)} layout="vertical">
+            <XAxis type="number" allowDecimals={false} />
+            <YAxis type="category" dataKey="name" width={140} />
+            <Tooltip />
+            <Bar dataKey="breached" name="Breached" fill="#dc2626" isAnimationActive={false} />
+          </BarChart>
+        </ResponsiveContainer>
+      )}
+    </Figure>
   );
 }

@@ -4,11 +4,9 @@ import { Card } from '../../components/Card';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { SeverityChart } from '../../components/SeverityChart';
 import { Time } from '../../components/Time';
-import { TrendChart } from '../../components/TrendChart';
 import { formatNumber } from '../../lib/format';
 import { countsOf } from '../dashboard/overview';
 import { useAnalyses, useRemoveAnalysis } from './api';
-import { openFindingsTrend } from './trend';
 import { RepoTrend } from '../metrics/RepoTrend';
 
 /** Where the repository stands: open findings by severity, their trend, and what was scanned. */
@@ -26,7 +24,7 @@ export function RepoOverview({ repoId, status, uploads, canManage }: { repoId: s
         )}
       </Card>
       <Card id="trend-title" title="Trend" aside={<span className="muted">open findings per day</span>}>
-        <RepoTrend repoId={repoId} fallback={<TrendChart points={openFindingsTrend(uploads)} />} />
+        <RepoTrend repoId={repoId} />
       </Card>
       <Card id="scan-title" title="Scans">
         <dl className="facts">
