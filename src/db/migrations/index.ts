@@ -36,6 +36,7 @@ import * as uploadContentsBlob from './0037_upload_contents_blob.js';
 import * as scimGroups from './0038_scim_groups.js';
 import * as saml from './0041_saml.js';
 import * as blobDeletions from './0043_blob_deletions.js';
+import * as samlBinding from './0044_saml_binding.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -76,6 +77,7 @@ const migrations: Record<string, Migration> = {
   '0038_scim_groups': scimGroups,
   '0041_saml': saml,
   '0043_blob_deletions': blobDeletions,
+  '0044_saml_binding': samlBinding,
 };
 
 export const migrationProvider: MigrationProvider = {
