@@ -27,8 +27,8 @@ declare module 'fastify' {
     ciToken?: boolean;
     /**
      * The body proves itself by a signature (a SAML Response the IdP's page posts, cross-site by
-     * design): the origin check does not apply. The handler must use nothing of the session but
-     * replace it.
+     * design): the origin check does not apply. The handler must neither read nor write the session:
+     * the SAML ACS signs no one in, it sends the browser on to a same-origin completion.
      */
     signedPost?: boolean;
   }

@@ -9,6 +9,7 @@ import { CurrentUserSchema } from '../users/schema.js';
 import { presentCurrentUser } from '../users/presenter.js';
 import { createForge, ForgeError, pkcePair, randomState, type Forge } from './forges/index.js';
 import { oidcSignIn, type OidcSignIn } from './forges/oidc.js';
+import { BINDING_LIFETIME_MS } from './forges/saml.js';
 import type { UserRow } from '../db/schema.js';
 import type { GroupMapping, OidcProviderConfig } from '../providers-config.js';
 import type { ForgeUser } from './forges/types.js';
@@ -35,14 +36,20 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
       security: [],
       params: Type.Object({ provider: Type.String() }),
       querystring: Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 2000 })) }),
-      response: { 302: { description: 'Redirect to the forge.', type: 'null' }, ...problems(404) },
+      response: {
+        302: { description: 'Redirect to the forge or IdP; for SAML with a short-lived cookie binding the sign-in to this browser.', type: 'null' },
+        ...problems(404),
+      },
     },
   }, async (request, reply) => {
     const saml = services.saml.provider(request.params.provider);
     if (saml) {
       try {
         // SP-initiated, HTTP-Redirect binding; the AuthnRequest is remembered in the database, as the answer comes back cross-site.
-        return reply.redirect(await saml.signIn.loginUrl({ returnTo: safeReturnTo(request.query.return_to), log: request.log }));
+        const { url, binding } = await saml.signIn.loginUrl({ returnTo: safeReturnTo(request.query.return_to), log: request.log });
+        // Lax: absent from the IdP's cross-site POST, present at the same-origin GET the ACS redirects to.
+        reply.setCookie(SAML_BINDING_COOKIE, binding, { ...bindingCookie(saml.config.id), maxAge: BINDING_LIFETIME_MS / 1000 });
+        return reply.redirect(url);
       } catch (caught) {
         if (!(caught instanceof ForgeError)) throw caught;
         request.log.warn({ provider: saml.config.id, reason: caught.message }, 'SAML sign-in could not start');
@@ -159,7 +166,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
         params: Type.Object({ provider: Type.String() }),
         body: Type.Object({ SAMLResponse: Type.String({ minLength: 1 }), RelayState: Type.Optional(Type.String({ maxLength: 80 })) }),
         response: {
-          302: { description: 'Signed in, to where the sign-in started (the session cookie is set); or to the login screen when the IdP cannot be reached.', type: 'null' },
+          303: { description: 'Verified: on to the completion, which signs in the browser that started the sign-in; or to the login screen when the IdP cannot be reached.', type: 'null' },
           ...problems(400, 401, 404),
         },
       },
@@ -168,22 +175,48 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
     }, async (request, reply) => {
       const saml = services.saml.provider(request.params.provider);
       if (!saml) throw notFound(`The SAML provider "${request.params.provider}"`);
-      let result;
+      let ticket;
       try {
-        result = await saml.signIn.finish({ samlResponse: request.body.SAMLResponse, log: request.log });
+        ({ ticket } = await saml.signIn.finish({ samlResponse: request.body.SAMLResponse, log: request.log }));
       } catch (caught) {
         if (!(caught instanceof ForgeError)) throw caught;
         if (caught.kind === 'unreachable') {
           request.log.warn({ provider: saml.config.id, reason: caught.message }, 'SAML sign-in could not be checked');
-          return toLogin(reply, 'forge_failed');
+          return toLogin(reply, 'forge_failed', 303);
         }
-        // Nothing was written: the user, their memberships and the session come only after every check.
-        request.log.warn({ provider: saml.config.id, reason: caught.message }, 'SAML sign-in refused');
-        throw unauthorized('The SAML response was refused; start signing in again. The reason is in the service log.');
+        throw refusedSaml(request, saml.config.id, caught);
       }
-      await completeSignIn(request, saml.config.id, result, saml.config.group_mappings);
-      return reply.redirect(result.returnTo);
+      // This POST carries none of our cookies, so it cannot tell whose browser posted it; the GET it
+      // is redirected to is a top-level navigation, which carries the Lax binding cookie.
+      return reply.redirect(`/auth/saml/${encodeURIComponent(saml.config.id)}/complete?ticket=${ticket}`, 303);
     });
+  });
+
+  app.get('/auth/saml/:provider/complete', {
+    schema: {
+      tags,
+      summary: 'SAML 2.0 sign-in completion: signs in the browser that started the sign-in (the ACS redirects here with a one-time ticket)',
+      security: [],
+      params: Type.Object({ provider: Type.String() }),
+      querystring: Type.Object({ ticket: Type.String({ minLength: 1, maxLength: 100 }) }),
+      response: {
+        302: { description: 'Signed in, to where the sign-in started (the session cookie is set, the binding cookie cleared).', type: 'null' },
+        ...problems(400, 401, 404),
+      },
+    },
+  }, async (request, reply) => {
+    const saml = services.saml.provider(request.params.provider);
+    if (!saml) throw notFound(`The SAML provider "${request.params.provider}"`);
+    let result;
+    try {
+      result = await saml.signIn.complete({ ticket: request.query.ticket, binding: request.cookies[SAML_BINDING_COOKIE] });
+    } catch (caught) {
+      if (!(caught instanceof ForgeError)) throw caught;
+      throw refusedSaml(request, saml.config.id, caught);
+    }
+    await completeSignIn(request, saml.config.id, result, saml.config.group_mappings);
+    reply.clearCookie(SAML_BINDING_COOKIE, bindingCookie(saml.config.id));
+    return reply.redirect(result.returnTo);
   });
 
   app.post('/auth/logout', {
@@ -260,6 +293,17 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
     await startSession(request, user, 'signed_in', { provider });
   }
 
+  /** Nothing was written: the user, their memberships and the session come only after every check. */
+  function refusedSaml(request: FastifyRequest, provider: string, caught: ForgeError) {
+    request.log.warn({ provider, reason: caught.message }, 'SAML sign-in refused');
+    return unauthorized('The SAML sign-in was refused; start signing in again. The reason is in the service log.');
+  }
+
+  /** Sent only to the completion of its provider; Secure when the service is served over https. */
+  function bindingCookie(provider: string) {
+    return { path: `/auth/saml/${encodeURIComponent(provider)}/complete`, httpOnly: true, sameSite: 'lax' as const, secure: config.baseUrl.startsWith('https:') };
+  }
+
   async function startSession(request: FastifyRequest, user: UserRow, action: string, details: Record<string, unknown>, forgeToken: string | null = null): Promise<string> {
     const old = request.session.get('sid');
     if (old) await services.sessions.destroy(old);
@@ -272,9 +316,12 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
   }
 };
 
+/** Holds the random value that binds a SAML sign-in to the browser that started it (login CSRF). */
+const SAML_BINDING_COOKIE = 'scanyard_saml_binding';
+
 /** Only a code from a fixed list travels in the URL: the login screen has its own words for each. */
-function toLogin(reply: FastifyReply, code: SignInError) {
-  return reply.redirect(`/login?error=${SIGN_IN_ERRORS[code]}`);
+function toLogin(reply: FastifyReply, code: SignInError, status: 302 | 303 = 302) {
+  return reply.redirect(`/login?error=${SIGN_IN_ERRORS[code]}`, status);
 }
 
 /** Only a path on this service: no scheme, no host, no protocol-relative `//evil`. */

@@ -571,8 +571,19 @@ export interface CiTokenUsesTable {
 export interface SamlRequestsTable {
   provider_id: string;
   request_id: string;
+  binding_hash: string;
   return_to: string;
   created_at: string;
+  expires_at: string;
+}
+
+export interface SamlAnswersTable {
+  ticket_hash: string;
+  provider_id: string;
+  binding_hash: string;
+  /** JSON: the verified user and their groups. */
+  answer: string;
+  return_to: string;
   expires_at: string;
 }
 
@@ -655,6 +666,7 @@ export interface Database {
   ci_tokens: CiTokensTable;
   saml_requests: SamlRequestsTable;
   saml_assertions: SamlAssertionsTable;
+  saml_answers: SamlAnswersTable;
   upload_contents: UploadContentsTable;
   blob_deletions: BlobDeletionsTable;
   analyses: AnalysesTable;

@@ -1,7 +1,7 @@
 // Shared by the request log (http/) and the logs of what the service fetches (advisory sources).
 
-/** Query parameters whose values are secrets: OAuth codes and states, badge tokens, keys, and whatever says it is one. */
-const SECRET_NAME = /^(?:code|state|sig)$|token|key|secret|passw|signature|credential|authorization/i;
+/** Query parameters whose values are secrets: OAuth codes and states, SAML sign-in tickets, badge tokens, keys, and whatever says it is one. */
+const SECRET_NAME = /^(?:code|state|sig|ticket)$|token|key|secret|passw|signature|credential|authorization/i;
 
 /**
  * Request URLs as logged, with the values of secret query parameters masked. Names are judged

@@ -445,7 +445,7 @@ describe.each(DB_KINDS)('SAML endpoints, for every caller, on %s', (kind) => {
   });
   afterAll(() => t.close());
 
-  it('serves the service provider metadata to anyone, and refuses an unsigned Response from anyone', async () => {
+  it('serves the service provider metadata to anyone, and refuses an unsigned Response and an unknown completion ticket from anyone', async () => {
     // saml-core-2.0-os 3.3.3: a Response with a Success status and an unsigned assertion.
     const unsigned = Buffer.from('<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_r1" Version="2.0" IssueInstant="2026-01-01T00:00:00Z">'
       + '<saml:Issuer>https://idp.example/saml/idp</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>'
@@ -453,7 +453,10 @@ describe.each(DB_KINDS)('SAML endpoints, for every caller, on %s', (kind) => {
       + '<saml:Subject><saml:NameID>admin</saml:NameID></saml:Subject></saml:Assertion></samlp:Response>').toString('base64');
     const metadata: Record<string, number> = {};
     const acs: Record<string, number> = {};
+    const complete: Record<string, number> = {};
     for (const [name, headers] of callers) {
+      // A ticket of the form the ACS makes (32 random bytes, base64url) that it never made.
+      complete[name] = (await t.request({ url: `/auth/saml/corp/complete?ticket=${'A'.repeat(43)}`, headers })).statusCode;
       metadata[name] = (await t.request({ url: '/auth/saml/corp/metadata', headers })).statusCode;
       acs[name] = (await t.request({
         method: 'POST', url: '/auth/saml/corp/acs', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', origin: 'https://idp.example' },
@@ -462,5 +465,6 @@ describe.each(DB_KINDS)('SAML endpoints, for every caller, on %s', (kind) => {
     }
     expect(metadata).toEqual({ nobody: 200, session: 200, 'admin session': 200, 'key:write': 200, 'key:read': 200 });
     expect(acs).toEqual({ nobody: 401, session: 401, 'admin session': 401, 'key:write': 401, 'key:read': 403 });
+    expect(complete).toEqual({ nobody: 401, session: 401, 'admin session': 401, 'key:write': 401, 'key:read': 401 });
   });
 });

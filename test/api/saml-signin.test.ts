@@ -12,6 +12,7 @@ import { startSamlIdp, type PostedForm, type SamlIdp } from '../support/saml-idp
 const BASE = 'http://localhost:8080';
 const ACS = `${BASE}/auth/saml/corp/acs`;
 const SP_ENTITY = `${BASE}/auth/saml/corp/metadata`;
+const BINDING_COOKIE = 'scanyard_saml_binding';
 
 describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
   let idp: SamlIdp;
@@ -43,11 +44,17 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
     idp.nextUser = { nameId: 'ada@corp.example', attributes: { uid: 'ada' } };
   });
 
-  /** SP-initiated: /auth/login → the IdP (HTTP-Redirect) → its page's form, not yet posted. */
-  async function startSignIn(returnTo?: string): Promise<PostedForm> {
+  /** SP-initiated: /auth/login → the IdP (HTTP-Redirect) → its page's form, not yet posted; `browser` is the cookie the starting browser holds. */
+  async function startSignIn(returnTo?: string): Promise<PostedForm & { browser: string }> {
     const login = await t.request({ url: `/auth/login/corp${returnTo ? `?return_to=${encodeURIComponent(returnTo)}` : ''}` });
     expect(login.statusCode, login.body).toBe(302);
-    return idp.authorize(login.headers.location as string);
+    return { ...(await idp.authorize(login.headers.location as string)), browser: bindingCookie(login) };
+  }
+
+  function bindingCookie(login: LightMyRequestResponse): string {
+    const cookie = login.cookies.find((c) => c.name === BINDING_COOKIE);
+    if (!cookie) throw new Error(`no binding cookie in the response (${login.statusCode})`);
+    return `${BINDING_COOKIE}=${cookie.value}`;
   }
 
   /** The browser posts the IdP's form: cross-site, so it carries the IdP's Origin and none of our SameSite=Lax cookies. */
@@ -58,6 +65,19 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(idp.ssoUrl).origin, 'sec-fetch-site': 'cross-site', ...headers },
       payload: new URLSearchParams({ SAMLResponse: form.SAMLResponse }).toString(),
     });
+  }
+
+  /** The browser follows the ACS's 303: a top-level GET navigation, which carries our Lax cookies (`cookie`, as that browser holds them). */
+  function follow(acs: LightMyRequestResponse, cookie?: string): Promise<LightMyRequestResponse> {
+    expect(acs.statusCode, acs.body).toBe(303);
+    expect(acs.cookies).toEqual([]);
+    return t.request({ url: acs.headers.location as string, headers: cookie === undefined ? {} : { cookie } });
+  }
+
+  /** The browser that started the sign-in posts the IdP's form and follows on: the ACS's answer when it refuses, else the completion's. */
+  async function signIn(form: PostedForm & { browser: string }): Promise<LightMyRequestResponse> {
+    const acs = await post(form);
+    return acs.statusCode === 303 ? follow(acs, form.browser) : acs;
   }
 
   const count = async (table: 'users' | 'sessions' | 'memberships' | 'team_members') =>
@@ -90,8 +110,11 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
     const login = await t.request({ url: '/auth/login/corp?return_to=/orgs' });
     const sso = new URL(login.headers.location as string);
     expect(`${sso.origin}${sso.pathname}`).toBe(idp.ssoUrl);
-    // The pending request is kept server-side: nothing rides in a cookie that the cross-site POST would lack.
-    expect(login.cookies).toEqual([]);
+    // The pending request is kept server-side (the cross-site POST carries no cookie of ours); the
+    // browser keeps only the random value binding the sign-in to it, for the completion alone.
+    expect(login.cookies).toEqual([expect.objectContaining({
+      name: BINDING_COOKIE, value: expect.stringMatching(/^[\w-]{43}$/), httpOnly: true, sameSite: 'Lax', path: '/auth/saml/corp/complete', maxAge: 720,
+    })]);
     const request = inflateRawSync(Buffer.from(sso.searchParams.get('SAMLRequest')!, 'base64')).toString('utf8');
     expect(request).toContain(`AssertionConsumerServiceURL="${ACS}"`);
     expect(request).toContain(`>${SP_ENTITY}</saml:Issuer>`);
@@ -99,20 +122,29 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
     idp.nextUser = { nameId: 'ada@corp.example', attributes: { uid: 'ada', displayName: 'Ada Lovelace', email: 'ada@corp.example' } };
     const form = await idp.authorize(sso.toString());
     expect(idp.lastRequest()).toMatchObject({ acsUrl: ACS, issuer: SP_ENTITY, destination: idp.ssoUrl });
-    const res = await post(form);
+    const before = await counts();
+    const acs = await post(form);
+    expect(acs.statusCode, acs.body).toBe(303);
+    expect(acs.headers.location).toMatch(/^\/auth\/saml\/corp\/complete\?ticket=[\w-]{43}$/);
+    // Verified, not signed in yet: nothing is written before the browser that started it comes back.
+    expect(acs.cookies).toEqual([]);
+    expect(await counts()).toEqual(before);
+    const res = await follow(acs, bindingCookie(login));
     expect(res.statusCode, res.body).toBe(302);
     expect(res.headers.location).toBe('/orgs');
     const cookie = res.cookies.find((c) => c.name === 'scanyard_session')!;
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
+    // Used, so cleared.
+    expect(res.cookies.find((c) => c.name === BINDING_COOKIE)).toMatchObject({ value: '', path: '/auth/saml/corp/complete', maxAge: 0 });
     const me = (await t.request({ url: '/api/v1/me', headers: { cookie: sessionCookie(res) } })).json();
     expect(me).toMatchObject({ login: 'ada', name: 'Ada Lovelace', email: 'ada@corp.example', provider: { id: 'corp', type: 'saml' } });
 
     // The same NameID with another uid is the same user; the NameID is the login when no uid comes.
     idp.nextUser = { nameId: 'ada@corp.example', attributes: { uid: 'ada.l' } };
-    const again = (await t.request({ url: '/api/v1/me', headers: { cookie: sessionCookie(await post(await startSignIn())) } })).json();
+    const again = (await t.request({ url: '/api/v1/me', headers: { cookie: sessionCookie(await signIn(await startSignIn())) } })).json();
     expect(again).toMatchObject({ id: me.id, login: 'ada.l' });
     idp.nextUser = { nameId: 'grace@corp.example', attributes: {} };
-    const grace = (await t.request({ url: '/api/v1/me', headers: { cookie: sessionCookie(await post(await startSignIn())) } })).json();
+    const grace = (await t.request({ url: '/api/v1/me', headers: { cookie: sessionCookie(await signIn(await startSignIn())) } })).json();
     expect(grace.login).toBe('grace@corp.example');
     expect(grace.id).not.toBe(me.id);
   });
@@ -121,7 +153,7 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
     for (const sign of ['response', 'both'] as const) {
       idp.next = { sign };
       idp.nextUser = { nameId: `signed-${sign}@corp.example`, attributes: {} };
-      const res = await post(await startSignIn());
+      const res = await signIn(await startSignIn());
       expect(res.statusCode, `${sign}: ${res.body}`).toBe(302);
     }
   });
@@ -129,11 +161,11 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
   it('accepts an assertion up to 60 seconds past its NotOnOrAfter (clock skew), not later', async () => {
     idp.nextUser = { nameId: 'skewed@corp.example', attributes: {} };
     idp.next = { shiftMs: -(5 * 60_000 + 30_000) };
-    expect((await post(await startSignIn())).statusCode).toBe(302);
+    expect((await signIn(await startSignIn())).statusCode).toBe(302);
     const before = await counts();
     idp.nextUser = { nameId: 'late@corp.example', attributes: {} };
     idp.next = { shiftMs: -(5 * 60_000 + 90_000) };
-    await expectRefused(await post(await startSignIn()), before, /No valid subject confirmation|expired/);
+    await expectRefused(await signIn(await startSignIn()), before, /No valid subject confirmation|expired/);
   });
 
   describe('refuses every classic attack with 401, creating no user, session or membership', () => {
@@ -144,7 +176,7 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
       const before = await counts();
       idp.nextUser = attacker;
       idp.next = { sign: 'none' };
-      await expectRefused(await post(await startSignIn()), before, /Invalid signature/);
+      await expectRefused(await signIn(await startSignIn()), before, /Invalid signature/);
     });
 
     it('a Response signed by a key the metadata does not name', async () => {
@@ -152,7 +184,7 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
       const before = await counts();
       idp.nextUser = attacker;
       idp.next = { sign: 'both', foreignKey: true };
-      await expectRefused(await post(await startSignIn()), before, /Invalid (document )?signature/);
+      await expectRefused(await signIn(await startSignIn()), before, /Invalid (document )?signature/);
     });
 
     // XML signature wrapping (Somorovsky et al., "On Breaking SAML", USENIX Security 2012): the IdP
@@ -185,14 +217,14 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
       const before = await counts();
       idp.nextUser = attacker;
       idp.next = { tamper: wrap };
-      await expectRefused(await post(await startSignIn()), before, /signature|multiple assertions|ID cannot refer|Referenced node/i);
+      await expectRefused(await signIn(await startSignIn()), before, /signature|multiple assertions|ID cannot refer|Referenced node/i);
     });
 
     it('a replayed Response', async () => {
       await mappedOrg();
       idp.nextUser = { nameId: 'once@corp.example', attributes: {} };
       const form = await startSignIn();
-      expect((await post(form)).statusCode).toBe(302);
+      expect((await signIn(form)).statusCode).toBe(302);
       const before = await counts();
       await expectRefused(await post(form), before, /replayed/);
       // Replayed against a request that is still pending: its signed InResponseTo names the first one.
@@ -201,12 +233,56 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
       await expectRefused(await post({ ...form, SAMLResponse: Buffer.from(form.xml.replace(/(<samlp:Response[^>]*InResponseTo=")[^"]+/, `$1${pending}`)).toString('base64') }), before, /replayed/);
     });
 
+    // Login CSRF (#43): mallory starts a sign-in in her own browser, and her own valid Response is
+    // posted by an auto-submitting form on a page the victim opens. Signed in, the victim would
+    // work in mallory's account (and upload, make keys there).
+    it("the attacker's own valid Response posted from the victim's browser, with the victim's cookies or none", async () => {
+      await mappedOrg();
+      const victim = await t.user('victim');
+      // The victim has a sign-in of their own under way too: its binding cookie is theirs, not mallory's.
+      idp.nextUser = { nameId: 'victim@corp.example', attributes: {} };
+      const victims = await startSignIn();
+      for (const cookies of [undefined, victims.browser, `${victims.browser}; ${victim.cookie}`]) {
+        idp.nextUser = attacker;
+        const mallorys = await startSignIn();
+        const before = await counts();
+        await expectRefused(await follow(await post(mallorys), cookies), before, /this browser did not start the sign-in/);
+      }
+      expect((await t.request({ url: '/api/v1/me', headers: { cookie: victim.cookie } })).json().login).toBe('victim');
+      // The victim's own sign-in is not disturbed.
+      const own = await signIn(victims);
+      expect((await t.request({ url: '/api/v1/me', headers: { cookie: sessionCookie(own) } })).json().login).toBe('victim@corp.example');
+    });
+
+    it('a completion ticket used twice', async () => {
+      idp.nextUser = { nameId: 'ticket-once@corp.example', attributes: {} };
+      const form = await startSignIn();
+      const acs = await post(form);
+      expect((await follow(acs, form.browser)).statusCode).toBe(302);
+      const before = await counts();
+      await expectRefused(await follow(acs, form.browser), before, /ticket is unknown or was used before/);
+    });
+
+    it('a completion ticket a few minutes old', async () => {
+      await mappedOrg();
+      idp.nextUser = attacker;
+      const form = await startSignIn();
+      const acs = await post(form);
+      const before = await counts();
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 3 * 60_000 });
+      try {
+        await expectRefused(await follow(acs, form.browser), before, /ticket has expired/);
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
     it('an expired assertion', async () => {
       await mappedOrg();
       const before = await counts();
       idp.nextUser = attacker;
       idp.next = { shiftMs: -10 * 60_000 };
-      await expectRefused(await post(await startSignIn()), before, /No valid subject confirmation|expired/);
+      await expectRefused(await signIn(await startSignIn()), before, /No valid subject confirmation|expired/);
     });
 
     it('an assertion not valid yet', async () => {
@@ -214,7 +290,7 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
       const before = await counts();
       idp.nextUser = attacker;
       idp.next = { shiftMs: 3 * 60_000 };
-      await expectRefused(await post(await startSignIn()), before, /not yet valid/);
+      await expectRefused(await signIn(await startSignIn()), before, /not yet valid/);
     });
 
     it('an assertion for another service provider (wrong audience)', async () => {
@@ -222,7 +298,7 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
       const before = await counts();
       idp.nextUser = attacker;
       idp.next = { audience: 'https://other-app.example/saml' };
-      await expectRefused(await post(await startSignIn()), before, /audience mismatch/);
+      await expectRefused(await signIn(await startSignIn()), before, /audience mismatch/);
     });
 
     it("an assertion addressed to another service provider's ACS (wrong recipient)", async () => {
@@ -230,7 +306,7 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
       const before = await counts();
       idp.nextUser = attacker;
       idp.next = { recipient: 'https://other-app.example/saml/acs' };
-      await expectRefused(await post(await startSignIn()), before, /Recipient \W+https:\/\/other-app\.example\/saml\/acs\W+ is not this ACS/);
+      await expectRefused(await signIn(await startSignIn()), before, /Recipient \W+https:\/\/other-app\.example\/saml\/acs\W+ is not this ACS/);
     });
 
     it('a Response to an AuthnRequest this service never sent (wrong InResponseTo)', async () => {
@@ -238,7 +314,7 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
       const before = await counts();
       idp.nextUser = attacker;
       idp.next = { inResponseTo: '_not-a-request-of-ours' };
-      await expectRefused(await post(await startSignIn()), before, /InResponseTo names no pending AuthnRequest/);
+      await expectRefused(await signIn(await startSignIn()), before, /InResponseTo names no pending AuthnRequest/);
     });
 
     it('an assertion signed with the IdP key but naming another issuer', async () => {
@@ -246,7 +322,7 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
       const before = await counts();
       idp.nextUser = attacker;
       idp.next = { issuer: 'https://other-idp.example/saml' };
-      await expectRefused(await post(await startSignIn()), before, /Issuer \W+https:\/\/other-idp\.example\/saml\W+ is not the IdP of the metadata/);
+      await expectRefused(await signIn(await startSignIn()), before, /Issuer \W+https:\/\/other-idp\.example\/saml\W+ is not the IdP of the metadata/);
     });
 
     it('a signed Response whose Destination is another ACS', async () => {
@@ -254,7 +330,7 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
       const before = await counts();
       idp.nextUser = attacker;
       idp.next = { sign: 'response', destination: 'https://other-app.example/saml/acs' };
-      await expectRefused(await post(await startSignIn()), before, /Destination \W+https:\/\/other-app\.example\/saml\/acs\W+ is not this ACS/);
+      await expectRefused(await signIn(await startSignIn()), before, /Destination \W+https:\/\/other-app\.example\/saml\/acs\W+ is not this ACS/);
     });
 
     it('a NameID with a comment inserted after signing (admin@corp.example<!---->.evil.example)', async () => {
@@ -263,20 +339,20 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
       // mallory owns admin@corp.example.evil.example at the IdP; the signature survives the comment.
       idp.nextUser = { nameId: 'admin@corp.example.evil.example', attributes: {} };
       idp.next = { tamper: (xml) => xml.replace('admin@corp.example.evil.example', 'admin@corp.example<!---->.evil.example') };
-      await expectRefused(await post(await startSignIn()), before, /XML comment/);
+      await expectRefused(await signIn(await startSignIn()), before, /XML comment/);
     });
   });
 
   it('refuses a transient NameID, which would make a new user at every sign-in', async () => {
     const before = await counts();
     idp.nextUser = { nameId: '_3f1e0c2a9b', nameIdFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient', attributes: { uid: 'ada' } };
-    await expectRefused(await post(await startSignIn()), before, /NameID is transient/);
+    await expectRefused(await signIn(await startSignIn()), before, /NameID is transient/);
   });
 
   it('applies group mappings at every sign-in, source idp: added, then removed when the group goes', async () => {
     const org = await mappedOrg();
     idp.nextUser = { nameId: 'linus@corp.example', attributes: { uid: 'linus', groups: ['sec-team', 'unmapped'] } };
-    const first = await post(await startSignIn());
+    const first = await signIn(await startSignIn());
     expect(first.statusCode).toBe(302);
     const cookie = sessionCookie(first);
     const linus = (await t.request({ url: '/api/v1/me', headers: { cookie } })).json();
@@ -287,7 +363,7 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
 
     // Out of the group at the IdP: the next sign-in takes the membership and the team away.
     idp.nextUser = { nameId: 'linus@corp.example', attributes: { uid: 'linus', groups: [] } };
-    const second = await post(await startSignIn());
+    const second = await signIn(await startSignIn());
     expect(second.statusCode).toBe(302);
     expect((await t.request({ url: `/api/v1/me`, headers: { cookie: sessionCookie(second) } })).json().orgs).toEqual([]);
     expect(Number((await t.db.kysely.selectFrom('team_members').select((eb) => eb.fn.countAll<number>().as('n'))
@@ -309,7 +385,7 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
     expect(provisioned.statusCode, provisioned.body).toBe(201);
 
     idp.nextUser = { nameId: 'hopper@corp.example', attributes: { uid: 'ghopper' } };
-    const signedIn = await post(await startSignIn());
+    const signedIn = await signIn(await startSignIn());
     expect(signedIn.statusCode, signedIn.body).toBe(302);
     const me = (await t.request({ url: '/api/v1/me', headers: { cookie: sessionCookie(signedIn) } })).json();
     expect((await t.request({ url: `/api/v1/orgs/${org.id}/members/${me.id}`, headers: { cookie: owner } })).json()).toMatchObject({ role: 'member', source: 'scim' });
@@ -334,7 +410,7 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
     expect((await t.request({ method: 'POST', url: '/auth/saml/nope/acs', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'SAMLResponse=eA==' })).statusCode).toBe(404);
   });
 
-  it('shares pending requests and used assertions between instances: started on one, answered on another, replayed on the first', async () => {
+  it('shares pending requests, answers and used assertions between instances: started on one, answered and completed on another, replayed on the first', async () => {
     // Another instance: its own app and connections on the same database, nothing else shared.
     const db = openDatabase(t.config.database);
     const other = await buildApp({ config: t.config, db, sessionSecret: TEST_SECRET, logger: false, workers: 0 });
@@ -345,7 +421,10 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
         method: 'POST', url: '/auth/saml/corp/acs', headers: { host: 'localhost:8080', 'content-type': 'application/x-www-form-urlencoded', origin: new URL(idp.ssoUrl).origin },
         payload: new URLSearchParams({ SAMLResponse: form.SAMLResponse }).toString(),
       });
-      expect(answered.statusCode, answered.body).toBe(302);
+      expect(answered.statusCode, answered.body).toBe(303);
+      const completed = await other.inject({ url: answered.headers.location as string, headers: { host: 'localhost:8080', cookie: form.browser } });
+      expect(completed.statusCode, completed.body).toBe(302);
+      expect((await t.request({ url: '/api/v1/me', headers: { cookie: sessionCookie(completed) } })).json().login).toBe('two-instances@corp.example');
       await expectRefused(await post(form), await counts(), /replayed/);
     } finally {
       await other.close();
@@ -355,11 +434,11 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
 
   it('reads the metadata again after an hour, and keeps what it read when the IdP cannot answer then', async () => {
     idp.nextUser = { nameId: 'hourly@corp.example', attributes: {} };
-    expect((await post(await startSignIn())).statusCode).toBe(302);
+    expect((await signIn(await startSignIn())).statusCode).toBe(302);
     idp.metadataDown = true;
     try {
       vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61 * 60_000 });
-      expect((await post(await startSignIn())).statusCode).toBe(302);
+      expect((await signIn(await startSignIn())).statusCode).toBe(302);
       expect(logged.some((l) => l.includes('could not read the SAML IdP metadata again') && l.includes('HTTP 503'))).toBe(true);
     } finally {
       vi.useRealTimers();

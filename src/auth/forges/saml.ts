@@ -1,10 +1,11 @@
-import { randomBytes } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { SAML, SamlStatusError, ValidateInResponseTo, generateServiceProviderMetadata, type CacheProvider, type Profile } from '@node-saml/node-saml';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { GetError, guardedGet } from '../../net/get.js';
 import type { SamlProviderConfig } from '../../providers-config.js';
 import { IdpMetadataError, parseIdpMetadata, type IdpMetadata } from '../../saml-metadata.js';
 import type { SamlStore } from '../saml-store.js';
+import { now } from '../../db/time.js';
 import { optionalText } from './profile.js';
 import { ForgeError, type ForgeUser } from './types.js';
 
@@ -18,16 +19,29 @@ export interface SamlSignInResult {
 type Log = { warn(obj: object, msg: string): void };
 
 export interface SamlSignIn {
-  /** The IdP's SingleSignOnService with an AuthnRequest (HTTP-Redirect binding), remembered server-side. */
-  loginUrl(p: { returnTo: string; log: Log }): Promise<string>;
-  /** Verifies a Response posted to the ACS; throws ForgeError (`rejected`, or `unreachable` when the metadata cannot be read). */
-  finish(p: { samlResponse: string; log: Log }): Promise<SamlSignInResult>;
+  /**
+   * The IdP's SingleSignOnService with an AuthnRequest (HTTP-Redirect binding), remembered server-side
+   * with the hash of `binding`: the value the starting browser keeps in a cookie.
+   */
+  loginUrl(p: { returnTo: string; log: Log }): Promise<{ url: string; binding: string }>;
+  /**
+   * Verifies a Response posted to the ACS and keeps what it says for the browser that started the
+   * sign-in, under the one-time `ticket` returned; throws ForgeError (`rejected`, or `unreachable`
+   * when the metadata cannot be read).
+   */
+  finish(p: { samlResponse: string; log: Log }): Promise<{ ticket: string }>;
+  /** The answer a ticket names, once, and only to the browser holding the sign-in's binding value; throws ForgeError `rejected`. */
+  complete(p: { ticket: string; binding: string | undefined }): Promise<SamlSignInResult>;
   /** This service provider's metadata (EntityDescriptor with the ACS), for the IdP. */
   spMetadata(): string;
 }
 
 /** How long an AuthnRequest waits for its answer: long enough for a password and a second factor. */
 const PENDING_MS = 10 * 60_000;
+/** How long a verified answer waits for the browser, which is redirected to it at once. */
+const ANSWER_MS = 2 * 60_000;
+/** The binding cookie lasts as long as its sign-in can: the request waiting, then its answer. */
+export const BINDING_LIFETIME_MS = PENDING_MS + ANSWER_MS;
 const CLOCK_SKEW_MS = 60_000;
 const METADATA_TTL_MS = 60 * 60_000;
 const METADATA_MAX_BYTES = 2 * 1024 * 1024;
@@ -70,9 +84,9 @@ export function samlSignIn(config: SamlProviderConfig, deps: { baseUrl: string; 
   };
 
   /** node-saml's InResponseTo cache, kept in the database so every instance sees every pending request. */
-  const pendingCache = (returnTo: string): CacheProvider => ({
+  const pendingCache = (pending: { returnTo: string; bindingHash: string }): CacheProvider => ({
     async saveAsync(key, value) {
-      await store.savePending({ providerId: config.id, requestId: key, returnTo, createdAt: value, expiresAt: new Date(Date.parse(value) + PENDING_MS).toISOString() });
+      await store.savePending({ providerId: config.id, requestId: key, ...pending, createdAt: value, expiresAt: new Date(Date.parse(value) + PENDING_MS).toISOString() });
       return { value, createdAt: Date.parse(value) };
     },
     async getAsync(key) {
@@ -111,7 +125,9 @@ export function samlSignIn(config: SamlProviderConfig, deps: { baseUrl: string; 
       const idp = await metadata(log);
       // An NCName (SAML Core 1.3.4: xs:ID): a letter or underscore first.
       const requestId = `_${randomBytes(20).toString('hex')}`;
-      return saml(idp, pendingCache(returnTo), requestId).getAuthorizeUrlAsync('', undefined, {});
+      const binding = randomBytes(32).toString('base64url');
+      const url = await saml(idp, pendingCache({ returnTo, bindingHash: sha256(binding) }), requestId).getAuthorizeUrlAsync('', undefined, {});
+      return { url, binding };
     },
 
     async finish({ samlResponse, log }) {
@@ -130,7 +146,7 @@ export function samlSignIn(config: SamlProviderConfig, deps: { baseUrl: string; 
         if (raw.destination !== null && raw.destination !== acsUrl) refuse(`Destination ${JSON.stringify(raw.destination)} is not this ACS`);
         let profile: Profile | null;
         try {
-          ({ profile } = await saml(idp, pendingCache(pending.return_to)).validatePostResponseAsync({ SAMLResponse: samlResponse }));
+          ({ profile } = await saml(idp, pendingCache({ returnTo: pending.return_to, bindingHash: pending.binding_hash })).validatePostResponseAsync({ SAMLResponse: samlResponse }));
         } catch (error) {
           if (error instanceof SamlStatusError) refuse(`the IdP answered ${error.message.slice(0, 200)}`, error);
           return refuse((error instanceof Error ? error.message : String(error)).slice(0, 300), error);
@@ -138,11 +154,29 @@ export function samlSignIn(config: SamlProviderConfig, deps: { baseUrl: string; 
         if (profile === null) return refuse('it holds no assertion');
         const assertion = checkAssertion(profile, { idp, acsUrl, inResponseTo, refuse });
         if (!(await store.useAssertionOnce(config.id, assertion.id, assertion.keepUntil))) refuse('the assertion was replayed (its id was used before)');
-        return { ...userFrom(config, profile, assertion.nameId), returnTo: pending.return_to };
+        // Not signed in yet: the Response may have been posted by a page in another browser than the
+        // one that started this sign-in (login CSRF). The completion asks for that browser's cookie.
+        const ticket = randomBytes(32).toString('base64url');
+        await store.saveAnswer({
+          ticket_hash: sha256(ticket), provider_id: config.id, binding_hash: pending.binding_hash,
+          answer: JSON.stringify(userFrom(config, profile, assertion.nameId)), return_to: pending.return_to,
+          expires_at: new Date(Date.now() + ANSWER_MS).toISOString(),
+        });
+        return { ticket };
       } finally {
         // One answer per AuthnRequest, accepted or not.
         await store.removePending(config.id, inResponseTo);
       }
+    },
+
+    async complete({ ticket, binding }) {
+      const answer = await store.takeAnswer(sha256(ticket));
+      if (answer === undefined || answer.provider_id !== config.id) return refuse('the sign-in ticket is unknown or was used before');
+      if (answer.expires_at <= now()) refuse('the sign-in ticket has expired');
+      if (binding === undefined || !sameHash(sha256(binding), answer.binding_hash)) {
+        refuse('this browser did not start the sign-in (its binding cookie is missing or another\'s): a page may have posted someone else\'s Response');
+      }
+      return { ...(JSON.parse(answer.answer) as { user: ForgeUser; groups: string[] }), returnTo: answer.return_to };
     },
 
     spMetadata() {
@@ -169,6 +203,15 @@ async function fetchMetadata(url: string, allowPrivate: boolean): Promise<IdpMet
     if (error instanceof IdpMetadataError) throw new Error(error.message);
     throw error;
   }
+}
+
+function sha256(value: string): string {
+  return hash('sha256', value, 'hex');
+}
+
+function sameHash(a: string, b: string): boolean {
+  const [x, y] = [Buffer.from(a), Buffer.from(b)];
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 function decode(value: string): string | null {

@@ -37,6 +37,7 @@ import * as scimGroups from './0038_scim_groups.js';
 import * as findingAgeIndexes from './0040_finding_age_indexes.js';
 import * as saml from './0041_saml.js';
 import * as blobDeletions from './0043_blob_deletions.js';
+import * as samlBinding from './0044_saml_binding.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -78,6 +79,7 @@ const migrations: Record<string, Migration> = {
   '0040_finding_age_indexes': findingAgeIndexes,
   '0041_saml': saml,
   '0043_blob_deletions': blobDeletions,
+  '0044_saml_binding': samlBinding,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -152,7 +152,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Redirect to the forge. */
+                /** @description Redirect to the forge or IdP; for SAML with a short-lived cookie binding the sign-in to this browser. */
                 302: {
                     headers: {
                         [name: string]: unknown;
@@ -301,7 +301,70 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Signed in, to where the sign-in started (the session cookie is set); or to the login screen when the IdP cannot be reached. */
+                /** @description Verified: on to the completion, which signs in the browser that started the sign-in; or to the login screen when the IdP cannot be reached. */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request is not valid (see errors[]). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session and no valid API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found, or not visible to the caller. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/saml/{provider}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** SAML 2.0 sign-in completion: signs in the browser that started the sign-in (the ACS redirects here with a one-time ticket) */
+        get: {
+            parameters: {
+                query: {
+                    ticket: string;
+                };
+                header?: never;
+                path: {
+                    provider: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Signed in, to where the sign-in started (the session cookie is set, the binding cookie cleared). */
                 302: {
                     headers: {
                         [name: string]: unknown;
@@ -337,6 +400,8 @@ export interface paths {
                 };
             };
         };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
