@@ -57,6 +57,8 @@ export type FindingWithAnalysis = FindingRow & {
   kev_added_at?: string | null;
   /** Worked out from the SLA by the service (domain/sla.ts); null when dismissed or no SLA applies. */
   due_at?: string | null; sla?: SlaState | null;
+  /** For a finding naming a package an SBOM of its ref lists: its place in that SBOM's graph (results/graph.ts). */
+  place?: PackagePlace;
   /** The fingerprint's dismissal, and the login of whoever made it. */
   dismissed_reason: string | null; dismissed_comment: string | null; dismissed_at: string | null; dismissed_until: string | null; dismissed_by: string | null;
 };
@@ -253,9 +255,28 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
     },
 
     graph: (analysisId: string) => graphRows(db, analysisId),
+    packageComponents: (refId: string, purls: readonly string[]) => packageComponents(db, refId, purls),
   };
 }
 export type ResultsStore = ReturnType<typeof resultsStore>;
+
+/** Where a package a finding names sits in its ref's SBOM: a direct dependency or not, and the first path that pulls it in. */
+export interface PackagePlace {
+  direct: boolean;
+  path: GraphRow[] | null;
+}
+
+/** A component naming a package, with the analysis whose graph it is in. */
+export type PackageComponent = GraphRow & { analysis_id: string; purl: string };
+
+/** A ref's components with these purls (the packages findings name), in id order. */
+export function packageComponents(db: Kysely<Database>, refId: string, purls: readonly string[]): Promise<PackageComponent[]> {
+  if (purls.length === 0) return Promise.resolve([]);
+  return db.selectFrom('components').innerJoin('analyses', 'analyses.id', 'components.analysis_id')
+    .select(['components.id', 'components.ref', 'components.name', 'components.version', 'components.purl', 'components.direct', 'components.depends_on', 'components.analysis_id'])
+    .where('analyses.ref_id', '=', refId).where('components.purl', 'in', [...purls]).orderBy('components.id')
+    .execute() as Promise<PackageComponent[]>;
+}
 
 /** Every component of one SBOM's analysis as its graph needs them (paths, plans and findings read it). */
 export function graphRows(db: Kysely<Database>, analysisId: string): Promise<GraphRow[]> {

@@ -155,6 +155,42 @@ describe.each(DB_KINDS)('dependency paths and upgrade plans, on %s', (kind) => {
     expect((await t.request({ url: `/api/v1/repos/${repo}/components/diff?base=main&head=pr/7`, headers: { cookie: stranger } })).statusCode).toBe(404);
   });
 
+  it('lists each package finding with direct and its first path, in JSON and CSV, as npm ls shows them', async () => {
+    // GitHub's OSV record of the Express open redirect (OSV schema 1.6, https://osv.dev/vulnerability/GHSA-rv95-896h-c2vc):
+    // express itself, the project's direct dependency, is affected below 4.19.2.
+    const admin = await t.user('admin2', { admin: true });
+    const imported = await t.request({
+      method: 'POST', url: '/api/v1/advisories/import', headers: { cookie: admin.cookie, 'content-type': 'application/json' },
+      payload: JSON.stringify({
+        schema_version: '1.6.0', id: 'GHSA-rv95-896h-c2vc', modified: '2024-11-18T16:26:36Z', published: '2024-03-25T19:40:26Z',
+        aliases: ['CVE-2024-29041'], summary: 'Express.js Open Redirect in malformed URLs',
+        severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N' }],
+        affected: [{ package: { ecosystem: 'npm', name: 'express', purl: 'pkg:npm/express' }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '4.19.2' }] }] }],
+        database_specific: { severity: 'MODERATE', cwe_ids: ['CWE-601', 'CWE-1286'], github_reviewed: true },
+      }),
+    });
+    expect(imported.statusCode, imported.body).toBe(200);
+    await t.drain();
+    const res = await t.request({ url: `/api/v1/repos/${repo}/findings`, headers: { cookie: owner } });
+    expect(res.statusCode, res.body).toBe(200);
+    const listed = res.json<{ package: { name: string }; direct: boolean | null; path: { name: string; version: string }[] | null }[]>();
+    const byName = Object.fromEntries(listed.map((f) => [f.package.name, { direct: f.direct, path: f.path?.map((c) => `${c.name}@${c.version}`) }]));
+    expect(byName).toEqual({
+      express: { direct: true, path: npmLsPaths(NPM_LS_TOP, 'express@4.17.1')[0] },
+      qs: { direct: false, path: npmLsPaths(NPM_LS_QS, 'qs@6.7.0')[0] },
+    });
+    // The list and the finding's own page agree.
+    for (const finding of res.json<{ id: string; direct: boolean; path: unknown }[]>()) {
+      const detail = (await t.request({ url: `/api/v1/findings/${finding.id}`, headers: { cookie: owner } })).json<{ direct: boolean; path: unknown }>();
+      expect({ direct: detail.direct, path: detail.path }).toEqual({ direct: finding.direct, path: finding.path });
+    }
+
+    const csv = await t.request({ url: `/api/v1/repos/${repo}/findings`, headers: { cookie: owner, accept: 'text/csv' } });
+    const [header, ...rows] = csv.body.trim().split('\n');
+    expect(header!.split(',').slice(-2)).toEqual(['direct', 'path']);
+    expect(rows.map((row) => row.split(',').slice(-2).join(',')).sort()).toEqual(['false,express@4.17.1 > qs@6.7.0', 'true,express@4.17.1']);
+  });
+
   it('hides paths and plans from whoever may not read the repository, and 404s an unknown component', async () => {
     const qs = (await components(repo)).find((c) => c.name === 'qs')!;
     expect((await paths(repo, qs.id, stranger)).statusCode).toBe(404);
