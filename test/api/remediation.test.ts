@@ -141,6 +141,34 @@ describe.each(DB_KINDS)('dependency paths and upgrade plans, on %s', (kind) => {
     expect((await t.request({ url: `/api/v1/orgs/${orgId}/remediation`, headers: { cookie: stranger } })).statusCode).toBe(404);
   });
 
+  it("gives a member of an org whose base role is none only their team's repositories in the org plan", async () => {
+    const member = await t.user('teamed');
+    const unteamed = await t.user('unteamed');
+    for (const who of [member, unteamed]) {
+      const added = await t.request({ method: 'PUT', url: `/api/v1/orgs/${orgId}/members/${who.user.id}`, headers: { cookie: owner }, payload: { role: 'member' } });
+      expect([200, 201], added.body).toContain(added.statusCode);
+    }
+    const team = await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/teams`, headers: { cookie: owner }, payload: { name: 'legacy-keepers', members: [member.user.id] } });
+    expect(team.statusCode, team.body).toBe(201);
+    const held = await t.request({ method: 'PUT', url: `/api/v1/teams/${team.json().id}/repos/${other}`, headers: { cookie: owner }, payload: { role: 'read' } });
+    expect(held.statusCode, held.body).toBe(200);
+    const setBase = (role: string) => t.request({ method: 'PUT', url: `/api/v1/orgs/${orgId}`, headers: { cookie: owner }, payload: { base_role: role } });
+    expect((await setBase('none')).statusCode).toBe(200);
+    try {
+      const orgPlan = async (cookie: string) => {
+        const res = await t.request({ url: `/api/v1/orgs/${orgId}/remediation`, headers: { cookie } });
+        expect(res.statusCode, res.body).toBe(200);
+        return res.json<{ package: string; to: string; repositories: string[] }[]>().map((a) => [a.package, a.to, a.repositories]);
+      };
+      expect(await orgPlan(member.cookie)).toEqual([['qs', '6.2.4', [other]]]);
+      expect(await orgPlan(unteamed.cookie)).toEqual([]);
+      // The owner still reads every repository of the org.
+      expect((await orgPlan(owner)).flatMap(([, , repositories]) => repositories).sort()).toEqual([other, repo].sort());
+    } finally {
+      await setBase('read');
+    }
+  });
+
   it('diffs the default branch with a pull request that downgrades qs: one package changed, one vulnerability introduced', async () => {
     await upload(repo, Buffer.from(EXPRESS.toString().replaceAll('qs@6.7.0', 'qs@6.2.0').replace('"version": "6.7.0"', '"version": "6.2.0"')), '?ref=pr/7');
     const res = await t.request({ url: `/api/v1/repos/${repo}/components/diff?base=main&head=pr/7`, headers: { cookie: owner } });
