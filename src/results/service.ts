@@ -125,11 +125,7 @@ export function resultsService(results: ResultsStore, refs: RefStore, authorized
       const repo = await authorizedRepo(actor, repoId, 'scan.read');
       const side = async (raw: string, field: 'base' | 'head') => {
         const analysis = await results.analysis(repo.id, raw);
-        if (analysis) {
-          const components = await results.diffComponents({ analysisId: analysis.id });
-          const purls = new Set(components.map((c) => c.purl));
-          return { components, findings: (await results.diffFindings(analysis.ref_id)).filter((f) => purls.has(f.purl)) };
-        }
+        if (analysis) return results.diffSide({ refId: analysis.ref_id, analysisId: analysis.id });
         let name: RefName;
         try {
           name = requestedRef(raw, 'ref');
@@ -138,7 +134,7 @@ export function resultsService(results: ResultsStore, refs: RefStore, authorized
         }
         const row = await refs.byName(repo.id, name);
         if (!row) throw notFound(`The ${field} ref "${refKey(name)}" of this repository`);
-        return { components: await results.diffComponents({ refId: row.id }), findings: await results.diffFindings(row.id) };
+        return results.diffSide({ refId: row.id });
       };
       const [base, head] = [await side(rawBase, 'base'), await side(rawHead, 'head')];
       return diffComponents(base.components, head.components, base.findings, head.findings);

@@ -239,19 +239,10 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
       return db.selectFrom('analyses').select(['id', 'ref_id']).where('repository_id', '=', repositoryId).where('id', '=', analysisId).executeTakeFirst();
     },
 
-    /** The components a diff compares: a ref's (every SBOM of it) or one analysis's. */
-    diffComponents(of: { refId: string } | { analysisId: string }): Promise<DiffComponent[]> {
-      return db.selectFrom('components').innerJoin('analyses', 'analyses.id', 'components.analysis_id')
-        .select(['components.name', 'components.version', 'components.purl', 'components.licenses'])
-        .$if('refId' in of, (q) => q.where('analyses.ref_id', '=', (of as { refId: string }).refId))
-        .$if('analysisId' in of, (q) => q.where('components.analysis_id', '=', (of as { analysisId: string }).analysisId))
-        .execute();
-    },
-
-    /** A ref's open findings that name a package. */
-    diffFindings(refId: string): Promise<DiffFinding[]> {
-      return db.selectFrom('findings').select(['rule_id', 'aliases', 'purl', 'severity'])
-        .where('ref_id', '=', refId).where('purl', 'is not', null).where('state', '=', 'open').execute() as Promise<DiffFinding[]>;
+    /** The components a diff compares, and the open findings naming their packages: a ref's, or one of its analyses'. */
+    async diffSide(of: { refId: string } | { refId: string; analysisId: string }): Promise<{ components: DiffComponent[]; findings: DiffFinding[] }> {
+      if ('analysisId' in of) return diffSideOf(db, of.refId, [of.analysisId]);
+      return { components: await diffComponentRows(db, of), findings: await diffFindingRows(db, of.refId) };
     },
 
     graph: (analysisId: string) => graphRows(db, analysisId),
@@ -264,6 +255,31 @@ export type ResultsStore = ReturnType<typeof resultsStore>;
 export interface PackagePlace {
   direct: boolean;
   path: GraphRow[] | null;
+}
+
+/** The components a diff compares: a ref's (every SBOM of it) or these analyses'. */
+export function diffComponentRows(db: Kysely<Database>, of: { refId: string } | { analysisIds: string[] }): Promise<DiffComponent[]> {
+  return db.selectFrom('components').innerJoin('analyses', 'analyses.id', 'components.analysis_id')
+    .select(['components.name', 'components.version', 'components.purl', 'components.licenses'])
+    .$if('refId' in of, (q) => q.where('analyses.ref_id', '=', (of as { refId: string }).refId))
+    .$if('analysisIds' in of, (q) => q.where('components.analysis_id', 'in', (of as { analysisIds: string[] }).analysisIds))
+    .execute();
+}
+
+/** A ref's open findings that name a package, as a diff reads them. */
+export function diffFindingRows(db: Kysely<Database>, refId: string): Promise<DiffFinding[]> {
+  return db.selectFrom('findings').select(['rule_id', 'aliases', 'purl', 'severity'])
+    .where('ref_id', '=', refId).where('purl', 'is not', null).where('state', '=', 'open').execute() as Promise<DiffFinding[]>;
+}
+
+/**
+ * One side of a diff made of some of a ref's SBOM analyses: their components, and the ref's open
+ * findings naming one of their packages.
+ */
+export async function diffSideOf(db: Kysely<Database>, refId: string, analysisIds: string[]): Promise<{ components: DiffComponent[]; findings: DiffFinding[] }> {
+  const components = await diffComponentRows(db, { analysisIds });
+  const purls = new Set(components.map((c) => c.purl));
+  return { components, findings: (await diffFindingRows(db, refId)).filter((f) => purls.has(f.purl)) };
 }
 
 /** A component naming a package, with the analysis whose graph it is in. */
