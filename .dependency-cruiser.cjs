@@ -9,7 +9,7 @@ const WIRING = '^src/(app|main|services|maintenance)\\.ts$';
 const INGEST = '^src/scans/';
 const FEATURES = '^src/(advisories|analyses|badges|ci-identity|components|findings|forge|gates|metrics|remediation|results|suppressions|verdicts|vex|webhooks)/';
 const RESOURCES = '^src/(apikeys|audit|auth|orgs|refs|repos|scim|teams|users)/|^src/policy(-store)?\\.ts$';
-const BASE = '^src/(db|http|net|jobs|bodies|domain|blobs)/|^src/(config|problem|names|version|providers-config|ci-issuers-config|saml-metadata|date-time|markup)\\.ts$';
+const BASE = '^src/(db|http|net|jobs|bodies|domain|blobs|github-app)/|^src/(config|problem|names|version|providers-config|ci-issuers-config|saml-metadata|date-time|markup)\\.ts$';
 
 module.exports = {
   forbidden: [
@@ -24,7 +24,7 @@ module.exports = {
     {
       name: 'base-imports-no-feature',
       severity: 'error',
-      comment: 'db/, http/, net/, jobs/, bodies/, domain/ and the configuration are below every feature and resource: they take plain values and know no feature, so any feature can use them.',
+      comment: 'db/, http/, net/, jobs/, bodies/, domain/, github-app/ and the configuration are below every feature and resource: they take plain values and know no feature, so any feature can use them.',
       from: { path: BASE },
       to: { path: '^src/', pathNot: BASE },
     },

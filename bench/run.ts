@@ -162,7 +162,7 @@ function ingestSection(results: IngestResult[]): string {
 
 /**
  * Per database: the first upload of 100,000 results under its target, every line moved at most 1.25x
- * that, 20,000 components under 1 s, and the highest peak of the cases (one server takes them in a
+ * that, 20,000 components under 1 s (with a graph, under half a second more), and the highest peak of the cases (one server takes them in a
  * row) under 1 GiB.
  */
 function ingestVerdicts(results: IngestResult[]): string[] {
@@ -174,6 +174,7 @@ function ingestVerdicts(results: IngestResult[]): string[] {
     const moved = cases.find((r) => r.input.includes('every line moved'));
     const components = cases.find((r) => r.input.includes('20,000 components'));
     const again = cases.find((r) => r.input.includes('CycloneDX again'));
+    const graph = cases.find((r) => r.input.includes('40,000 edges'));
     if (!first || !moved || !components || !again) return [];
     const ratio = moved.seconds / first.seconds;
     const peak = Math.max(...cases.map((r) => r.peakMiB));
@@ -182,6 +183,8 @@ function ingestVerdicts(results: IngestResult[]): string[] {
       `${database}: every line moved ${moved.seconds.toFixed(2)} s = ${ratio.toFixed(2)}x the first upload: ${verdict(ratio <= 1.25)}`,
       `${database}: 20,000 components ${components.seconds.toFixed(2)} s (target 1 s): ${verdict(components.seconds < 1)}`,
       `${database}: the same SBOM again, unchanged, ${again.seconds.toFixed(2)} s = ${(again.seconds / components.seconds).toFixed(2)}x its first upload (no target).`,
+      // Issue 41: a graph costs "well under a second on top of today's time"; half a second is the line drawn here.
+      ...(graph ? [`${database}: 20,000 components with a root and 40,000 edges ${graph.seconds.toFixed(2)} s, ${(graph.seconds - components.seconds >= 0 ? '+' : '')}${(graph.seconds - components.seconds).toFixed(2)} s on the same without a graph (target under +0.5 s): ${verdict(graph.seconds - components.seconds < 0.5)}`] : []),
       `${database}: highest peak of the cases ${peak} MiB (target 1 GiB): ${verdict(peak < 1024)}`,
     ];
   });

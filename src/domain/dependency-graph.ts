@@ -127,6 +127,54 @@ export function pathsTo(nodes: readonly PathNode[], target: number, { keep = 5, 
   return found;
 }
 
+/**
+ * The first path `pathsTo` would give each of `targets`, for all of them in one pass over the graph
+ * (a findings page names many packages of one SBOM): each node's distance from the nearest direct
+ * dependency, breadth first down from all of them at once, then from each target up through the
+ * first of its parents one step nearer. pathsTo's queue takes parents in index order, so its first
+ * path is exactly that walk. A target without a path (unknown, or not reached) has none in the map.
+ */
+export function firstPaths(nodes: readonly PathNode[], targets: readonly number[]): Map<number, number[]> {
+  const parents = parentsOf(nodes);
+  const children = new Map<number, number[]>();
+  for (const [child, list] of parents) {
+    for (const parent of list) {
+      const out = children.get(parent);
+      if (out) out.push(child);
+      else children.set(parent, [child]);
+    }
+  }
+  const distance = new Map<number, number>();
+  const queue: number[] = [];
+  nodes.forEach((node, index) => {
+    if (node.direct === true) {
+      distance.set(index, 0);
+      queue.push(index);
+    }
+  });
+  for (let i = 0; i < queue.length; i++) {
+    const at = queue[i]!;
+    for (const child of children.get(at) ?? []) {
+      if (!distance.has(child)) {
+        distance.set(child, distance.get(at)! + 1);
+        queue.push(child);
+      }
+    }
+  }
+  const found = new Map<number, number[]>();
+  for (const target of targets) {
+    if (nodes[target]?.direct == null || !distance.has(target)) continue;
+    const path = [target];
+    for (let at = target; distance.get(at)! > 0;) {
+      const nearer = distance.get(at)! - 1;
+      at = (parents.get(at) ?? []).find((parent) => distance.get(parent) === nearer)!;
+      path.push(at);
+    }
+    found.set(target, path.reverse());
+  }
+  return found;
+}
+
 function onPath(step: Step, node: number): boolean {
   for (let at: Step | null = step; at !== null; at = at.next) if (at.node === node) return true;
   return false;

@@ -1,13 +1,11 @@
-import { presentFinding, presentPathComponent } from '../results/presenter.js';
-import type { FindingWithAnalysis, GraphRow } from '../results/store.js';
+import { presentFinding } from '../results/presenter.js';
+import type { FindingWithAnalysis } from '../results/store.js';
 import { refKey } from '../domain/ref-name.js';
 import type { FindingLocation } from '../domain/scan.js';
 import type { FindingDetailJson, FindingEventJson } from './schema.js';
 
 type DetailRow = FindingWithAnalysis & {
   ref_kind: string; ref_name: string; repository_url: string | null; upload_commit_sha: string | null; help: string | null;
-  /** Read only for GET /findings/{id}. */
-  place?: { direct: boolean | null; path: GraphRow[] | null };
 };
 
 type EventRow = { event: string; reason: string | null; comment: string | null; created_at: string; actor: string | null };
@@ -22,8 +20,6 @@ export function presentFindingDetail(row: DetailRow): FindingDetailJson {
       .map((l) => ({ path: l.path, start_line: l.startLine, end_line: l.endLine })),
     snippet: row.snippet,
     location_url: locationUrl(row),
-    direct: row.place?.direct ?? null,
-    path: row.place?.path?.map(presentPathComponent) ?? null,
   };
 }
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, Time } from '../http/schemas.js';
-import { DismissReasonEnum, FindingSchema, PathComponentSchema } from '../results/schema.js';
+import { DismissReasonEnum, FindingSchema } from '../results/schema.js';
 import { RefQueryField } from '../refs/schema.js';
 import { SEVERITIES } from '../domain/scan.js';
 
@@ -15,8 +15,6 @@ export const FindingDetailSchema = Type.Object({
   }),
   snippet: Nullable(Type.String({ description: 'The code at the location, when the report carries it.' })),
   location_url: Nullable(Type.String({ description: "The file and line on the repository's forge, at the commit of the upload that last applied this analysis." })),
-  direct: Nullable(Type.Boolean({ description: 'For a package an SBOM of the ref lists: whether it is a direct dependency; null when unknown (no graph) or no package.' })),
-  path: Nullable(Type.Array(PathComponentSchema, { description: 'How the package is pulled in: the shortest path from a direct dependency down to it (GET /repos/{id}/components/{component_id}/paths lists more).' })),
 }, { title: 'FindingDetail' });
 export type FindingDetailJson = Static<typeof FindingDetailSchema>;
 

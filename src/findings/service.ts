@@ -5,8 +5,7 @@ import { conflict, notFound } from '../problem.js';
 import { defaultBranch, requestedRef } from '../domain/ref-name.js';
 import type { AuthorizedRepo } from '../repos/service.js';
 import type { FindingStore, TriageChange, TriageFilters } from './store.js';
-import { componentGraph } from '../results/graph.js';
-import type { GraphRow } from '../results/store.js';
+import { packagePlaces } from '../results/graph.js';
 
 export type { TriageChange } from './store.js';
 
@@ -30,16 +29,9 @@ export function findingService(findings: FindingStore, authorizedRepo: Authorize
      */
     async get(actor: Actor, id: string) {
       const { finding } = await found(actor, id, 'finding.read');
-      const place: { direct: boolean | null; path: GraphRow[] | null } = { direct: null, path: null };
-      if (finding.purl !== null) {
-        const components = await findings.componentsWithPurl(finding.ref_id, finding.purl);
-        const placed = components.find((c) => c.direct !== null);
-        if (placed) {
-          place.direct = Boolean(placed.direct);
-          place.path = componentGraph(await findings.graph(placed.analysis_id)).paths(placed.id, 1).paths[0] ?? null;
-        }
-      }
-      return { ...finding, place };
+      if (finding.purl === null) return finding;
+      const places = await packagePlaces(await findings.componentsWithPurl(finding.ref_id, finding.purl), findings.graph);
+      return { ...finding, place: places.get(finding.purl) };
     },
 
     /** Ingest's transitions from the finding row (its latest of each), the triage events from their table. */

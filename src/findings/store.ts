@@ -9,7 +9,7 @@ import type { Severity } from '../domain/scan.js';
 import { SEVERITY_RANK } from '../domain/severity.js';
 import { REMATCH_FORMAT } from '../domain/rematch.js';
 import { refreshRefTotals, syncRepoStatus } from '../results/status-store.js';
-import { graphRows } from '../results/store.js';
+import { graphRows, packageComponents } from '../results/store.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import { epssPercentile, epssProbability, inKev } from '../advisories/priorities-store.js';
 
@@ -43,11 +43,7 @@ export function findingStore(db: Db) {
   return {
     /** One finding with what its page shows: analysis, repository, the commit of the analysis's upload, its dismissal. */
     /** The ref's components with exactly this purl (the package a finding names), each with its place in its SBOM's graph. */
-    componentsWithPurl(refId: string, purl: string) {
-      return kysely.selectFrom('components').innerJoin('analyses', 'analyses.id', 'components.analysis_id')
-        .select(['components.id', 'components.analysis_id', 'components.direct'])
-        .where('analyses.ref_id', '=', refId).where('components.purl', '=', purl).orderBy('components.id').execute();
-    },
+    componentsWithPurl: (refId: string, purl: string) => packageComponents(kysely, refId, [purl]),
 
     graph: (analysisId: string) => graphRows(kysely, analysisId),
 

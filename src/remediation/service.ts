@@ -3,7 +3,7 @@ import { packageOfPurl } from '../domain/ecosystems/index.js';
 import { defaultBranch, refKey, requestedRef, sameRef } from '../domain/ref-name.js';
 import { SEVERITY_RANK } from '../domain/severity.js';
 import type { Severity } from '../domain/scan.js';
-import { HttpProblem, notFound } from '../problem.js';
+import { notFound } from '../problem.js';
 import type { Policy } from '../policy.js';
 import type { AuthorizedRepo } from '../repos/service.js';
 import type { RepoWithScan } from '../repos/store.js';
@@ -66,24 +66,17 @@ export function remediationService(store: RemediationStore, refs: RefStore, auth
     },
 
     /**
-     * The same upgrade across every repository of the org the caller may read (each through the
-     * repository's own access check), on their default branches.
+     * The same upgrade across every repository of the org the caller may read (policy-store.ts
+     * readableBy: one query, as every list across repositories), on their default branches.
      */
     async organization(actor: Actor, orgId: string): Promise<OrgAction[]> {
-      const readable: RepoWithScan[] = [];
-      for (const { id } of await store.repositories(orgId)) {
-        try {
-          readable.push(await authorizedRepo(actor, id, 'scan.read'));
-        } catch (error) {
-          if (!(error instanceof HttpProblem) || (error.status !== 404 && error.status !== 403)) throw error;
-        }
-      }
-      // Nothing readable: whoever may not see the org learns nothing, not even that it exists.
-      if (readable.length === 0) await policy.require(actor, 'org.read', { orgId, what: 'The organization' });
+      // Whoever may not see the org learns nothing, not even that it exists.
+      await policy.require(actor, 'org.read', { orgId, what: 'The organization' });
+      const readable = await store.readableRepositories(orgId, policy.repoReader(actor));
+      const refIds = await store.branchRefIds(readable.map((repo) => ({ repositoryId: repo.id, branch: defaultBranch(repo.default_branch).name })));
       const grouped = new Map<string, OrgAction & { vulns: Set<string>; kevs: Set<string> }>();
       for (const repo of readable) {
-        const row = await refs.byName(repo.id, defaultBranch(repo.default_branch));
-        for (const action of await planOf(row?.id ?? null)) {
+        for (const action of await planOf(refIds.get(repo.id) ?? null)) {
           const key = `${action.purl}\n${action.to ?? ''}`;
           let group = grouped.get(key);
           if (!group) {

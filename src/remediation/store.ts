@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { epssProbability, inKev } from '../advisories/priorities-store.js';
+import { readableBy } from '../policy-store.js';
 import { knownAliases } from '../results/vulnerability-store.js';
 import type { VulnerabilityFinding } from '../results/vulnerabilities.js';
 import { graphRows } from '../results/store.js';
@@ -57,9 +58,23 @@ export function remediationStore(db: Kysely<Database>) {
 
     graph: (analysisId: string) => graphRows(db, analysisId),
 
-    /** The repositories of an org, by name. */
-    repositories(orgId: string): Promise<{ id: string; name: string }[]> {
-      return db.selectFrom('repos').select(['id', 'name']).where('org_id', '=', orgId).orderBy('name').orderBy('id').execute();
+    /** The repositories of an org that `readerId` may read (every one for null: a site administrator), by name. */
+    readableRepositories(orgId: string, readerId: string | null): Promise<{ id: string; default_branch: string | null }[]> {
+      return db.selectFrom('repos').select(['id', 'default_branch']).where('org_id', '=', orgId)
+        .$if(readerId !== null, (q) => q.where(readableBy(readerId!))).orderBy('name').orderBy('id').execute();
+    },
+
+    /** The ref id of a branch of each repository, in one query; a branch without results has none. */
+    async branchRefIds(branches: { repositoryId: string; branch: string }[]): Promise<Map<string, string>> {
+      const found = new Map<string, string>();
+      for (let i = 0; i < branches.length; i += CHUNK) {
+        const chunk = branches.slice(i, i + CHUNK);
+        const wanted = new Set(chunk.map((b) => `${b.repositoryId}\n${b.branch}`));
+        const rows = await db.selectFrom('refs').select(['id', 'repository_id', 'name']).where('kind', '=', 'branch')
+          .where('repository_id', 'in', chunk.map((b) => b.repositoryId)).where('name', 'in', [...new Set(chunk.map((b) => b.branch))]).execute();
+        for (const row of rows) if (wanted.has(`${row.repository_id}\n${row.name}`)) found.set(row.repository_id, row.id);
+      }
+      return found;
     },
   };
 }

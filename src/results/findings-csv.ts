@@ -10,7 +10,7 @@ const BATCH = 1000;
 const COLUMNS = [
   'id', 'tool', 'category', 'rule_id', 'rule_name', 'severity', 'state', 'message', 'file_path', 'start_line', 'end_line',
   'package', 'package_version', 'purl', 'fingerprint', 'first_seen_at', 'fixed_at', 'reopened_at',
-  'dismissal_reason', 'dismissal_comment', 'dismissal_by', 'dismissal_at', 'dismissal_until', 'due_at', 'sla',
+  'dismissal_reason', 'dismissal_comment', 'dismissal_by', 'dismissal_at', 'dismissal_until', 'due_at', 'sla', 'direct', 'path',
 ] as const;
 
 /** Whether the caller asked for CSV (`Accept: text/csv`) rather than JSON. */
@@ -45,5 +45,8 @@ function csvRow(f: FindingJson): Record<(typeof COLUMNS)[number], string | numbe
     fingerprint: f.fingerprint, first_seen_at: f.first_seen_at, fixed_at: f.fixed_at, reopened_at: f.reopened_at,
     dismissal_reason: f.dismissal?.reason ?? null, dismissal_comment: f.dismissal?.comment ?? null, dismissal_by: f.dismissal?.by ?? null,
     dismissal_at: f.dismissal?.at ?? null, dismissal_until: f.dismissal?.until ?? null, due_at: f.due_at ?? null, sla: f.sla ?? null,
+    // "true"/"false", empty when unknown; the path as npm ls reads it: express@4.16.0 > body-parser@1.18.2 > qs@6.5.1.
+    direct: f.direct === null ? null : String(f.direct),
+    path: f.path?.map((c) => (c.version ? `${c.name}@${c.version}` : c.name)).join(' > ') ?? null,
   };
 }

@@ -60,6 +60,8 @@ export function presentFinding(row: FindingWithAnalysis): FindingJson {
     dismissal: row.dismissed_reason !== null && row.dismissed_at !== null
       ? { reason: row.dismissed_reason as 'false_positive', comment: row.dismissed_comment, by: row.dismissed_by, at: row.dismissed_at, until: row.dismissed_until }
       : null,
+    direct: row.place?.direct ?? null,
+    path: row.place?.path?.map(presentPathComponent) ?? null,
   };
 }
 

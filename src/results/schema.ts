@@ -33,6 +33,12 @@ export const StatusSchema = Type.Object({
   })),
 }, { title: 'ScanStatus' });
 
+export const PathComponentSchema = Type.Object({
+  id: Type.String(), ref: Nullable(Type.String()), name: Type.String(), version: Nullable(Type.String()), purl: Nullable(Type.String()),
+  direct: Nullable(Type.Boolean()),
+}, { title: 'PathComponent' });
+export type PathComponentJson = Static<typeof PathComponentSchema>;
+
 export const FindingSchema = Type.Object({
   id: Type.String(),
   repository_id: Type.String(),
@@ -74,6 +80,8 @@ export const FindingSchema = Type.Object({
     at: Time,
     until: Nullable(Type.String({ format: 'date-time', description: 'When the dismissal ends and the finding is open again.' })),
   }, { description: "The fingerprint's dismissal in this repository: it holds on every ref, and for a fixed finding waits for its return." })),
+  direct: Nullable(Type.Boolean({ description: 'For a package an SBOM of the ref lists: whether it is a direct dependency; null when unknown (no graph) or no package.' })),
+  path: Nullable(Type.Array(PathComponentSchema, { description: 'How the package is pulled in: the shortest path from a direct dependency down to it (GET /repos/{id}/components/{component_id}/paths lists more).' })),
 }, { title: 'Finding' });
 
 export const ComponentSchema = Type.Object({
@@ -90,12 +98,6 @@ export const ComponentSchema = Type.Object({
   upload_id: Type.String({ description: 'The upload that brought the component as it is: an SBOM uploaded again keeps what it lists unchanged.' }),
   direct: Nullable(Type.Boolean({ description: "true: what the SBOM describes depends on it; false: only through other packages; null: unknown (the SBOM has no dependency graph, or does not reach it)." })),
 }, { title: 'Component' });
-
-export const PathComponentSchema = Type.Object({
-  id: Type.String(), ref: Nullable(Type.String()), name: Type.String(), version: Nullable(Type.String()), purl: Nullable(Type.String()),
-  direct: Nullable(Type.Boolean()),
-}, { title: 'PathComponent' });
-export type PathComponentJson = Static<typeof PathComponentSchema>;
 
 export const ComponentPathsSchema = Type.Object({
   total: Type.Integer({ description: 'How many paths lead to it (counted up to 1,000).' }),

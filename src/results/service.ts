@@ -8,8 +8,8 @@ import type { RepoWithScan } from '../repos/store.js';
 import type { RefStore } from '../refs/store.js';
 import { defaultBranch, refKey, requestedRef, sameRef, type RefName } from '../domain/ref-name.js';
 import type { Severity } from '../domain/scan.js';
-import type { FindingFilters, FindingWithAnalysis, ResultsStore } from './store.js';
-import { componentGraph } from './graph.js';
+import type { FindingFilters, FindingWithAnalysis, PackagePlace, ResultsStore } from './store.js';
+import { componentGraph, packagePlaces } from './graph.js';
 import { diffComponents } from './components-diff.js';
 
 export interface VulnerabilityFilters {
@@ -30,6 +30,23 @@ export function resultsService(results: ResultsStore, refs: RefStore, authorized
     const row = await refs.byName(repo.id, name);
     if (!row && !sameRef(name, defaultRef)) throw notFound(`The ref "${refKey(name)}" of this repository`);
     return { name, row, defaultRef };
+  }
+
+  /**
+   * The page's package findings with their place in their ref's SBOMs: one read of the components
+   * they name per ref (a page lists one ref's findings, or with vs_base=fixed its base's), and one
+   * pass over each SBOM graph that holds a transitive one.
+   */
+  async function withPlaces(items: FindingWithAnalysis[]): Promise<FindingWithAnalysis[]> {
+    const purlsByRef = new Map<string, Set<string>>();
+    for (const item of items) if (item.purl !== null) purlsByRef.set(item.ref_id, (purlsByRef.get(item.ref_id) ?? new Set()).add(item.purl));
+    if (purlsByRef.size === 0) return items;
+    const places = new Map<string, Map<string, PackagePlace>>();
+    for (const [refId, purls] of purlsByRef) places.set(refId, await packagePlaces(await results.packageComponents(refId, [...purls]), results.graph));
+    return items.map((item) => {
+      const place = item.purl === null ? undefined : places.get(item.ref_id)?.get(item.purl);
+      return place ? { ...item, place } : item;
+    });
   }
 
   return {
@@ -71,8 +88,8 @@ export function resultsService(results: ResultsStore, refs: RefStore, authorized
       if (!row) return { total: 0, items: [] };
       // Judged by the service's clock, never the database's; the SLA as the repository's gate reads it.
       const context = { sla: await results.slaOf(repo.id), at: Date.now() };
-      const withSla = (paged: Paged<FindingWithAnalysis>) => ({
-        ...paged, items: paged.items.map((item) => ({ ...item, ...findingSla(context.sla, { ...item, kev_added_at: item.kev_added_at ?? null }, context.at) })),
+      const withSla = async (paged: Paged<FindingWithAnalysis>) => ({
+        ...paged, items: (await withPlaces(paged.items)).map((item) => ({ ...item, ...findingSla(context.sla, { ...item, kev_added_at: item.kev_added_at ?? null }, context.at) })),
       });
       if (!vsBase) return withSla(await results.findings(row.id, filters, page, context));
       if (filters.state !== 'open') {
@@ -108,11 +125,7 @@ export function resultsService(results: ResultsStore, refs: RefStore, authorized
       const repo = await authorizedRepo(actor, repoId, 'scan.read');
       const side = async (raw: string, field: 'base' | 'head') => {
         const analysis = await results.analysis(repo.id, raw);
-        if (analysis) {
-          const components = await results.diffComponents({ analysisId: analysis.id });
-          const purls = new Set(components.map((c) => c.purl));
-          return { components, findings: (await results.diffFindings(analysis.ref_id)).filter((f) => purls.has(f.purl)) };
-        }
+        if (analysis) return results.diffSide({ refId: analysis.ref_id, analysisId: analysis.id });
         let name: RefName;
         try {
           name = requestedRef(raw, 'ref');
@@ -121,7 +134,7 @@ export function resultsService(results: ResultsStore, refs: RefStore, authorized
         }
         const row = await refs.byName(repo.id, name);
         if (!row) throw notFound(`The ${field} ref "${refKey(name)}" of this repository`);
-        return { components: await results.diffComponents({ refId: row.id }), findings: await results.diffFindings(row.id) };
+        return results.diffSide({ refId: row.id });
       };
       const [base, head] = [await side(rawBase, 'base'), await side(rawHead, 'head')];
       return diffComponents(base.components, head.components, base.findings, head.findings);

@@ -57,6 +57,8 @@ export type FindingWithAnalysis = FindingRow & {
   kev_added_at?: string | null;
   /** Worked out from the SLA by the service (domain/sla.ts); null when dismissed or no SLA applies. */
   due_at?: string | null; sla?: SlaState | null;
+  /** For a finding naming a package an SBOM of its ref lists: its place in that SBOM's graph (results/graph.ts). */
+  place?: PackagePlace;
   /** The fingerprint's dismissal, and the login of whoever made it. */
   dismissed_reason: string | null; dismissed_comment: string | null; dismissed_at: string | null; dismissed_until: string | null; dismissed_by: string | null;
 };
@@ -237,25 +239,60 @@ export function resultsStore(db: Kysely<Database>, dialect: Dialect) {
       return db.selectFrom('analyses').select(['id', 'ref_id']).where('repository_id', '=', repositoryId).where('id', '=', analysisId).executeTakeFirst();
     },
 
-    /** The components a diff compares: a ref's (every SBOM of it) or one analysis's. */
-    diffComponents(of: { refId: string } | { analysisId: string }): Promise<DiffComponent[]> {
-      return db.selectFrom('components').innerJoin('analyses', 'analyses.id', 'components.analysis_id')
-        .select(['components.name', 'components.version', 'components.purl', 'components.licenses'])
-        .$if('refId' in of, (q) => q.where('analyses.ref_id', '=', (of as { refId: string }).refId))
-        .$if('analysisId' in of, (q) => q.where('components.analysis_id', '=', (of as { analysisId: string }).analysisId))
-        .execute();
-    },
-
-    /** A ref's open findings that name a package. */
-    diffFindings(refId: string): Promise<DiffFinding[]> {
-      return db.selectFrom('findings').select(['rule_id', 'aliases', 'purl', 'severity'])
-        .where('ref_id', '=', refId).where('purl', 'is not', null).where('state', '=', 'open').execute() as Promise<DiffFinding[]>;
+    /** The components a diff compares, and the open findings naming their packages: a ref's, or one of its analyses'. */
+    async diffSide(of: { refId: string } | { refId: string; analysisId: string }): Promise<{ components: DiffComponent[]; findings: DiffFinding[] }> {
+      if ('analysisId' in of) return diffSideOf(db, of.refId, [of.analysisId]);
+      return { components: await diffComponentRows(db, of), findings: await diffFindingRows(db, of.refId) };
     },
 
     graph: (analysisId: string) => graphRows(db, analysisId),
+    packageComponents: (refId: string, purls: readonly string[]) => packageComponents(db, refId, purls),
   };
 }
 export type ResultsStore = ReturnType<typeof resultsStore>;
+
+/** Where a package a finding names sits in its ref's SBOM: a direct dependency or not, and the first path that pulls it in. */
+export interface PackagePlace {
+  direct: boolean;
+  path: GraphRow[] | null;
+}
+
+/** The components a diff compares: a ref's (every SBOM of it) or these analyses'. */
+export function diffComponentRows(db: Kysely<Database>, of: { refId: string } | { analysisIds: string[] }): Promise<DiffComponent[]> {
+  return db.selectFrom('components').innerJoin('analyses', 'analyses.id', 'components.analysis_id')
+    .select(['components.name', 'components.version', 'components.purl', 'components.licenses'])
+    .$if('refId' in of, (q) => q.where('analyses.ref_id', '=', (of as { refId: string }).refId))
+    .$if('analysisIds' in of, (q) => q.where('components.analysis_id', 'in', (of as { analysisIds: string[] }).analysisIds))
+    .execute();
+}
+
+/** A ref's open findings that name a package, as a diff reads them. */
+export function diffFindingRows(db: Kysely<Database>, refId: string): Promise<DiffFinding[]> {
+  return db.selectFrom('findings').select(['rule_id', 'aliases', 'purl', 'severity'])
+    .where('ref_id', '=', refId).where('purl', 'is not', null).where('state', '=', 'open').execute() as Promise<DiffFinding[]>;
+}
+
+/**
+ * One side of a diff made of some of a ref's SBOM analyses: their components, and the ref's open
+ * findings naming one of their packages.
+ */
+export async function diffSideOf(db: Kysely<Database>, refId: string, analysisIds: string[]): Promise<{ components: DiffComponent[]; findings: DiffFinding[] }> {
+  const components = await diffComponentRows(db, { analysisIds });
+  const purls = new Set(components.map((c) => c.purl));
+  return { components, findings: (await diffFindingRows(db, refId)).filter((f) => purls.has(f.purl)) };
+}
+
+/** A component naming a package, with the analysis whose graph it is in. */
+export type PackageComponent = GraphRow & { analysis_id: string; purl: string };
+
+/** A ref's components with these purls (the packages findings name), in id order. */
+export function packageComponents(db: Kysely<Database>, refId: string, purls: readonly string[]): Promise<PackageComponent[]> {
+  if (purls.length === 0) return Promise.resolve([]);
+  return db.selectFrom('components').innerJoin('analyses', 'analyses.id', 'components.analysis_id')
+    .select(['components.id', 'components.ref', 'components.name', 'components.version', 'components.purl', 'components.direct', 'components.depends_on', 'components.analysis_id'])
+    .where('analyses.ref_id', '=', refId).where('components.purl', 'in', [...purls]).orderBy('components.id')
+    .execute() as Promise<PackageComponent[]>;
+}
 
 /** Every component of one SBOM's analysis as its graph needs them (paths, plans and findings read it). */
 export function graphRows(db: Kysely<Database>, analysisId: string): Promise<GraphRow[]> {

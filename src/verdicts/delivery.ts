@@ -1,14 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ForgeDeliveryRow } from '../db/schema.js';
-import { startLoops, type Loops } from '../jobs/loops.js';
+import { outboxRunner, type Attempt, type OutboxOptions, type OutboxRunner } from '../jobs/outbox.js';
 import type { ForgeAccess } from './access.js';
 import { ForgeRefused, waitAskedFor } from './http.js';
 import { kindOn, sendVerdict, type SendContext } from './forges.js';
 import type { VerdictStore } from './store.js';
 import type { DeliveryKind, Verdict } from './types.js';
-
-/** After this many attempts a delivery is marked failed. */
-export const MAX_ATTEMPTS = 12;
 
 /**
  * Answers that no retry changes: our request was wrong (400, 422) or what it names is not there (404,
@@ -16,32 +13,18 @@ export const MAX_ATTEMPTS = 12;
  */
 const FINAL = new Set([400, 404, 410, 422]);
 
-export interface VerdictDeliveryOptions {
-  leaseMs: number;
-  pollMs: number;
+export interface VerdictDeliveryOptions extends OutboxOptions {
   baseUrl: string;
-  clock: () => number;
-  /** The wait after failed attempt n when the forge did not say how long. */
-  retryDelay: (attempt: number) => number;
 }
 
+/** The verdict outbox's workers: each delivery sent to its repository's forge, retried as the forge asks. */
 export function verdictRunner(
   store: VerdictStore, forgeOf: (repositoryId: string) => ForgeAccess | null | Promise<ForgeAccess | null>, options: VerdictDeliveryOptions, log: FastifyBaseLogger,
-) {
-  const iso = (ms: number) => new Date(ms).toISOString();
-
-  async function deliver(delivery: ForgeDeliveryRow): Promise<void> {
+): OutboxRunner {
+  async function attempt(delivery: ForgeDeliveryRow): Promise<Attempt> {
     const verdict = JSON.parse(delivery.payload) as Verdict;
-    const access = await forgeOf(delivery.repository_id);
-    const started = performance.now();
-    let status: number | null = null;
-    let body: string | null = null;
-    let error: string | null = null;
-    let wait: number | null = null;
-    const heartbeat = setInterval(() => {
-      store.renewLease(delivery, iso(options.clock() + options.leaseMs)).catch(() => undefined);
-    }, Math.max(500, options.leaseMs / 3));
     try {
+      const access = await forgeOf(delivery.repository_id);
       if (!access) throw new Error('no forge credentials are configured for this repository');
       const kind = kindOn(access.type, delivery.kind as DeliveryKind);
       if (kind !== delivery.kind) await store.setKind(delivery, kind);
@@ -55,62 +38,24 @@ export function verdictRunner(
         saveThreadComment: (id) => store.saveThreadComment(delivery.repository_id, delivery.thread, id),
       };
       await sendVerdict(kind, verdict, ctx);
-      status = 200;
+      return { ok: true, status: null, body: null, error: null };
     } catch (err) {
-      if (err instanceof ForgeRefused) {
-        status = err.answer.status;
-        body = err.answer.text;
-        wait = waitAskedFor(err.answer, options.clock());
-      }
       // Never the token: errors name what was being done and the status, nothing sent.
-      error = (err as Error).message;
-    } finally {
-      clearInterval(heartbeat);
+      const error = (err as Error).message;
+      if (!(err instanceof ForgeRefused)) return { ok: false, status: null, body: null, error };
+      const { answer } = err;
+      return { ok: false, status: answer.status, body: answer.text, error, waitMs: waitAskedFor(answer, options.clock()), final: FINAL.has(answer.status) };
     }
-    const ok = error === null;
-    const at = options.clock();
-    const final = status !== null && FINAL.has(status);
-    const next = ok ? { status: 'succeeded' as const, at: iso(at) }
-      : final || delivery.attempts >= MAX_ATTEMPTS ? { status: 'failed' as const, at: iso(at) }
-        : { status: 'pending' as const, nextAttemptAt: iso(at + (wait ?? options.retryDelay(delivery.attempts))) };
-    const recorded = await store.record(delivery, {
-      last_status_code: ok ? null : status, last_duration_ms: Math.round(performance.now() - started), last_response_body: body, last_error: error,
-    }, next, { status_code: ok ? 200 : status, at: iso(at) });
-    const fields = { delivery_id: delivery.id, repository_id: delivery.repository_id, kind: delivery.kind, attempt: delivery.attempts, status_code: status };
-    if (!recorded) log.warn(fields, 'the claim on this forge delivery was lost to another worker; its attempt was not recorded');
-    else if (ok) log.info(fields, 'verdict delivered to the forge');
-    else log.info({ ...fields, error, outcome: next.status }, 'verdict delivery to the forge failed');
   }
 
-  const claim = () => {
-    const at = options.clock();
-    return store.claim(iso(at), iso(at + options.leaseMs));
-  };
-
-  return {
-    /** Sends every delivery due now, one after another (tests use it). */
-    async deliverDue(): Promise<number> {
-      let sent = 0;
-      for (let claimed = await claim(); claimed; claimed = await claim()) {
-        await deliver(claimed);
-        sent++;
-      }
-      return sent;
-    },
-
-    /** `count` loops, each sending one delivery at a time. */
-    start(count: number): Loops {
-      return startLoops(count, options.pollMs, async () => {
-        try {
-          const claimed = await claim();
-          if (!claimed) return false;
-          await deliver(claimed);
-          return true;
-        } catch (err) {
-          log.error({ err }, 'forge delivery worker failed');
-          return false;
-        }
-      });
-    },
-  };
+  return outboxRunner<ForgeDeliveryRow>({
+    what: 'verdict',
+    claim: (at, leaseUntil) => store.claim(at, leaseUntil),
+    attempts: (delivery) => delivery.attempts,
+    renewLease: (delivery, leaseUntil) => store.renewLease(delivery, leaseUntil),
+    attempt,
+    // Each attempt's log entry names the status the forge answered (200 for a delivery that went through).
+    record: (delivery, outcome, next, at) => store.record(delivery, outcome, next, { status_code: next.status === 'succeeded' ? 200 : outcome.last_status_code, at }),
+    logFields: (delivery) => ({ delivery_id: delivery.id, repository_id: delivery.repository_id, kind: delivery.kind }),
+  }, options, log);
 }

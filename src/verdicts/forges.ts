@@ -1,4 +1,5 @@
 import type { ForgeAccess } from './access.js';
+import { GITHUB_JSON } from '../github-app/installation-tokens.js';
 import { forgeRequest, ForgeRefused, type ForgeAnswer } from './http.js';
 import { MAX_ANNOTATED } from './outbox.js';
 import { commentOf, commentPrefix, summaryOf, titleOf } from './render.js';
@@ -51,14 +52,12 @@ export async function sendVerdict(kind: DeliveryKind, verdict: Verdict, ctx: Sen
   }
 }
 
-const GITHUB_JSON = 'application/vnd.github+json';
-
 function repoPath(verdict: Verdict): string {
   return verdict.repository.full_name.split('/').map(encodeURIComponent).join('/');
 }
 
 const github = (ctx: SendContext, method: string, path: string, body: unknown, doing: string) =>
-  forgeRequest(method, `${ctx.access.apiUrl}${path}`, ctx.token, body, doing, GITHUB_JSON);
+  forgeRequest(method, `${ctx.access.apiUrl}${path}`, ctx.token, body, doing, { accept: GITHUB_JSON });
 
 /** The commit the verdict goes on: the head CI named, else the pull request's head as the forge says, else the pushed commit. */
 async function headOf(verdict: Verdict, ctx: SendContext, read: () => Promise<string | undefined>): Promise<string> {

@@ -25,8 +25,8 @@ export class ForgeRefused extends Error {
  * entry), never something a user typed, so private addresses are allowed (self-hosted forges live
  * there); redirects are not followed, since they would carry the token elsewhere.
  */
-export async function forgeRequest(method: string, url: string, token: string, body: unknown, doing: string, accept = 'application/json'): Promise<ForgeAnswer> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept, 'user-agent': 'Scanyard' };
+export async function forgeRequest(method: string, url: string, token: string, body: unknown, doing: string, extra: Record<string, string> = {}): Promise<ForgeAnswer> {
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'Scanyard', ...extra, authorization: `Bearer ${token}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(url, {
     method, headers, body: body === undefined ? undefined : JSON.stringify(body), redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS),

@@ -7,10 +7,14 @@ import { defaultBranch } from '../domain/ref-name.js';
 import { newId } from '../db/ids.js';
 import { now } from '../db/time.js';
 import { refIdOf } from '../refs/store.js';
-import { openInSameAnalysisOf } from '../results/store.js';
+import { diffSideOf, openInSameAnalysisOf } from '../results/store.js';
+import { diffComponents, diffCounts } from '../results/components-diff.js';
 import { inKev } from '../advisories/priorities-store.js';
 import type { Gate } from '../gates/types.js';
-import { DEFAULT_PR_FEEDBACK, type Conclusion, type DeliveryKind, type PrFeedback, type Verdict, type VerdictFinding } from './types.js';
+import { DEFAULT_PR_FEEDBACK, type Conclusion, type DeliveryKind, type PrFeedback, type SbomDiffCounts, type Verdict, type VerdictFinding } from './types.js';
+
+/** The formats of an SBOM analysis: what a dependency diff compares. */
+const SBOM_FORMATS = ['cyclonedx', 'spdx'];
 
 type Trx = Transaction<Database>;
 
@@ -91,6 +95,7 @@ export async function enqueueVerdict(trx: Trx, upload: UploadRow, changes: Sever
     conclusion: conclusionOf(gate, staleBase !== null), stale_base: staleBase, gate,
     new_findings: await newFindings(trx, upload, target.pullRequest !== null),
     fixed: { total: Object.values(changes.fixed).reduce((a, b) => a + b, 0), by_severity: changes.fixed },
+    sbom_diff: target.pullRequest !== null ? await sbomDiffOf(trx, upload) : null,
   };
   if (feedback.checks) await insertDelivery(trx, target, upload, 'check_run', verdict);
   if (!commenting) return;
@@ -231,8 +236,25 @@ async function newFindings(trx: Trx, upload: UploadRow, pullRequest: boolean): P
   return { total: Object.values(bySeverity).reduce((a, b) => a + b, 0), by_severity: bySeverity, kev: Number(kev.n), items };
 }
 
-/** What a comment says, in short: the conclusion, why the base could not be used, and which findings are new. */
+/**
+ * The pull request's dependency changes, counted as GET /repos/{id}/components/diff counts them: its
+ * SBOM analyses of this category against the base branch's, when both have one.
+ */
+async function sbomDiffOf(trx: Trx, upload: UploadRow): Promise<SbomDiffCounts | null> {
+  const side = async (refId: string | undefined) => {
+    if (refId === undefined) return null;
+    const analyses = await trx.selectFrom('analyses').select('id')
+      .where('ref_id', '=', refId).where('category', '=', upload.category).where('format', 'in', SBOM_FORMATS).execute();
+    return analyses.length === 0 ? null : diffSideOf(trx, refId, analyses.map((a) => a.id));
+  };
+  const head = await side(await refIdOf(trx, upload.repository_id, { kind: 'pull_request', name: upload.ref_name }));
+  if (!head) return null;
+  const base = await side(await refIdOf(trx, upload.repository_id, { kind: 'branch', name: upload.base_ref ?? 'main' }));
+  return base ? diffCounts(diffComponents(base.components, head.components, base.findings, head.findings)) : null;
+}
+
+/** What a comment says, in short: the conclusion, why the base could not be used, which findings are new, and the dependency changes. */
 function digestOf(verdict: Verdict): string {
   const findings = verdict.new_findings.items.map((f) => [f.rule_id, f.path, f.start_line, f.package_name, f.package_version].join('\u0000')).sort();
-  return createHash('sha256').update(JSON.stringify([verdict.conclusion, verdict.stale_base, verdict.new_findings.total, findings])).digest('hex');
+  return createHash('sha256').update(JSON.stringify([verdict.conclusion, verdict.stale_base, verdict.new_findings.total, findings, verdict.sbom_diff ?? null])).digest('hex');
 }

@@ -1,4 +1,5 @@
 import type { ForgeDeliveryRow } from '../db/schema.js';
+import { presentAttempts } from '../jobs/outbox.js';
 import type { ForgeDeliveryJson } from './schema.js';
 import type { Verdict } from './types.js';
 
@@ -14,13 +15,6 @@ export function presentForgeDelivery(row: ForgeDeliveryRow): ForgeDeliveryJson {
     status: row.status as ForgeDeliveryJson['status'],
     attempts: JSON.parse(row.attempt_log) as ForgeDeliveryJson['attempts'],
     external_id: row.external_id,
-    last_status_code: row.last_status_code,
-    last_duration_ms: row.last_duration_ms,
-    last_response_body: row.last_response_body,
-    last_error: row.last_error,
-    last_attempt_at: row.last_attempt_at,
-    next_attempt_at: row.status === 'pending' ? row.next_attempt_at : null,
-    created_at: row.created_at,
-    completed_at: row.completed_at,
+    ...presentAttempts(row),
   };
 }

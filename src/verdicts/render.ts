@@ -55,6 +55,11 @@ export function summaryOf(verdict: Verdict, baseUrl: string, markup: Markup, lef
     }
   }
   if (fixed.total) lines.push('', `**Fixed: ${fixed.total}** (${countsOf(fixed.by_severity)})`);
+  const deps = verdict.sbom_diff;
+  if (deps) {
+    lines.push('', `**Dependencies:** ${deps.added} added, ${deps.removed} removed, ${deps.changed} changed, ${deps.licenses_changed} with licences changed; `
+      + `vulnerabilities: ${deps.vulnerabilities_introduced} introduced, ${deps.vulnerabilities_fixed} fixed`);
+  }
   if (left) lines.push('', `${left} finding${left === 1 ? '' : 's'} on changed lines not annotated (GitHub shows at most 1,000).`);
   lines.push('', `[Open this pull request in Scanyard](${link})`);
   return lines.join('\n');

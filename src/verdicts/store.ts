@@ -2,10 +2,9 @@ import { sql, type Kysely } from 'kysely';
 import type { Database, ForgeDeliveryRow } from '../db/schema.js';
 import type { Dialect } from '../db/index.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
+import type { AttemptColumns, NextStep } from '../jobs/outbox.js';
 import type { PrFeedback } from './types.js';
 
-export type DeliveryOutcome = Pick<ForgeDeliveryRow, 'last_status_code' | 'last_duration_ms' | 'last_response_body' | 'last_error'>;
-export type NextStep = { status: 'succeeded' | 'failed'; at: string } | { status: 'pending'; nextAttemptAt: string };
 
 /** SQL of forge deliveries (the verdict outbox), pull request threads and the pr_feedback settings. */
 export function verdictStore(db: Kysely<Database>, dialect: Dialect) {
@@ -94,7 +93,7 @@ export function verdictStore(db: Kysely<Database>, dialect: Dialect) {
     },
 
     /** Records an attempt (appended to its log) and what comes next; false when the claim was lost. */
-    async record(delivery: ForgeDeliveryRow, outcome: DeliveryOutcome, next: NextStep, attempt: { status_code: number | null; at: string }): Promise<boolean> {
+    async record(delivery: ForgeDeliveryRow, outcome: AttemptColumns, next: NextStep, attempt: { status_code: number | null; at: string }): Promise<boolean> {
       const log = [...(JSON.parse(delivery.attempt_log) as unknown[]), attempt];
       const result = await held(delivery).set({
         ...outcome,

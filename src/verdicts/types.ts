@@ -1,6 +1,9 @@
 import type { Severity } from '../domain/scan.js';
 import type { SeverityCounts } from '../domain/changes.js';
 import type { Gate } from '../gates/types.js';
+import type { ComponentsDiff } from '../results/components-diff.js';
+
+export type SbomDiffCounts = Record<keyof ComponentsDiff, number>;
 
 /** What is posted on pull requests: a check run (or commit status), and the one comment. */
 export interface PrFeedback {
@@ -47,6 +50,12 @@ export interface Verdict {
   gate: Gate | null;
   new_findings: { total: number; by_severity: SeverityCounts; kev: number; items: VerdictFinding[] };
   fixed: { total: number; by_severity: SeverityCounts };
+  /**
+   * The SBOM diff's counts (results/components-diff.ts) from the base branch to the pull request, in
+   * this category, when both have an SBOM analysis there; absent or null otherwise (and in verdicts
+   * queued before it was sent).
+   */
+  sbom_diff?: SbomDiffCounts | null;
   /** The page in Scanyard, without the base URL (added when sent). */
   path: string;
 }

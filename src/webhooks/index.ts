@@ -4,7 +4,8 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import type { Policy } from '../policy.js';
 import { version } from '../version.js';
-import { deliveryRunner, retryDelayMs, type DeliveryOptions, type DeliveryPool } from './delivery.js';
+import { outboxWorkers, retryDelayMs } from '../jobs/outbox.js';
+import { deliveryRunner, type DeliveryOptions } from './delivery.js';
 import { webhookService } from './service.js';
 import { webhookStore } from './store.js';
 
@@ -22,33 +23,27 @@ const KEEP_FINISHED_DAYS = 30;
 /** Webhooks, their service and the delivery workers, wired together. */
 export function createWebhooks(config: Config, db: Db, policy: Policy, audit: AuditStore) {
   const store = webhookStore(db.kysely, db.dialect);
-  let pool: DeliveryPool | null = null;
   const options = (overrides: Partial<DeliveryOptions> = {}): DeliveryOptions => ({
     leaseMs: config.webhookLeaseMs, pollMs: POLL_MS, timeoutMs: TIMEOUT_MS, allowPrivate: config.webhookAllowPrivate,
     baseUrl: config.baseUrl, userAgent: `Scanyard-Hookshot/${version}`, clock: Date.now, retryDelay: retryDelayMs,
     ...overrides,
   });
+  const workers = outboxWorkers(SENDERS_PER_WORKER);
 
   return {
     store,
-    service: webhookService({ store, policy, audit, allowPrivate: config.webhookAllowPrivate, onQueued: () => pool?.wake() }),
+    service: webhookService({ store, policy, audit, allowPrivate: config.webhookAllowPrivate, onQueued: () => workers.wake() }),
 
     /** A runner over this database, with time and retries as given (tests move the clock). */
     runner: (log: FastifyBaseLogger, overrides?: Partial<DeliveryOptions>) => deliveryRunner(store, options(overrides), log),
 
     startWorkers(count: number, log: FastifyBaseLogger): void {
-      if (count > 0) pool = deliveryRunner(store, options(), log).start(count * SENDERS_PER_WORKER);
+      workers.start(count, deliveryRunner(store, options(), log));
     },
 
     /** Wakes this instance's delivery workers: an event was just committed here. */
-    wake(): void {
-      pool?.wake();
-    },
-
-    async stopWorkers(): Promise<void> {
-      await pool?.stop();
-      pool = null;
-    },
+    wake: workers.wake,
+    stopWorkers: workers.stop,
 
     /** Drops deliveries that finished more than KEEP_FINISHED_DAYS ago (the maintenance job calls it). */
     pruneDeliveries(): Promise<number> {

@@ -1,4 +1,5 @@
 import type { WebhookDeliveryRow, WebhookRow } from '../db/schema.js';
+import { presentAttempts } from '../jobs/outbox.js';
 import type { DeliveryJson, WebhookJson } from './schema.js';
 
 /** Everything but the secret. */
@@ -24,14 +25,6 @@ export function presentDelivery(row: WebhookDeliveryRow): DeliveryJson {
     event: row.event,
     status: row.status as DeliveryJson['status'],
     attempts: Number(row.attempts),
-    last_status_code: row.last_status_code,
-    last_duration_ms: row.last_duration_ms,
-    last_response_body: row.last_response_body,
-    last_error: row.last_error,
-    last_attempt_at: row.last_attempt_at,
-    // Only a delivery waiting for its turn has a next attempt.
-    next_attempt_at: row.status === 'pending' ? row.next_attempt_at : null,
-    created_at: row.created_at,
-    completed_at: row.completed_at,
+    ...presentAttempts(row),
   };
 }

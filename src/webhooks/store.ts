@@ -2,9 +2,8 @@ import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
 import type { Database, WebhookDeliveryRow, WebhookRow, WebhooksTable } from '../db/schema.js';
 import type { Dialect } from '../db/index.js';
 import { paginate, type Page, type Paged } from '../db/page.js';
+import type { AttemptColumns, NextStep } from '../jobs/outbox.js';
 import { enqueuePing } from './outbox.js';
-
-export type DeliveryOutcome = Pick<WebhookDeliveryRow, 'last_status_code' | 'last_duration_ms' | 'last_response_body' | 'last_error'>;
 
 /** A claimed delivery with what sending it needs; `attempts` is the claim's fencing token. */
 export interface ClaimedDelivery {
@@ -116,7 +115,7 @@ export function webhookStore(db: Kysely<Database>, dialect: Dialect) {
      * Records an attempt: succeeded, failed for good, or pending again at `nextAttemptAt`. Only while
      * this worker still holds the claim; false when it was overtaken.
      */
-    async record(delivery: WebhookDeliveryRow, outcome: DeliveryOutcome, next: { status: 'succeeded' | 'failed'; at: string } | { status: 'pending'; nextAttemptAt: string }): Promise<boolean> {
+    async record(delivery: WebhookDeliveryRow, outcome: AttemptColumns, next: NextStep): Promise<boolean> {
       const result = await db.updateTable('webhook_deliveries').set({
         ...outcome,
         status: next.status,

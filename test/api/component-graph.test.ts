@@ -69,13 +69,16 @@ describe.each(DB_KINDS)('dependency graphs of real SBOMs, on %s', (kind) => {
   });
 
   it('Trivy (SPDX 2.2 JSON: DESCRIBES and CONTAINS): the application holding the packages is seen through', async () => {
-    const { byName } = await sbom('spdx', corpus('spdx/trivy-conda-2.2.spdx.json'));
+    const { components, byName } = await sbom('spdx', corpus('spdx/trivy-conda-2.2.spdx.json'));
     expect([byName('openssl').direct, byName('pip').direct, byName('conda-pkg').direct]).toEqual([true, true, null]);
+    // The filesystem the document DESCRIBES is the SBOM's subject, not one of its components.
+    expect(components.map((c) => c.name).sort()).toEqual(['conda-pkg', 'openssl', 'pip']);
   });
 
   it('Trivy (SPDX 2.3 JSON, relationships only, no documentDescribes)', async () => {
-    const { byName } = await sbom('spdx23', corpus('spdx/trivy-conda-environment-2.3.spdx.json'));
+    const { components, byName } = await sbom('spdx23', corpus('spdx/trivy-conda-environment-2.3.spdx.json'));
     expect(byName('bzip2').direct).toBe(true);
+    expect(components.map((c) => c.name).sort()).toEqual(['bzip2', 'environment.yaml']);
   });
 
   it('a cyclic graph with a missing ref and a repeated edge', async () => {

@@ -141,6 +141,34 @@ describe.each(DB_KINDS)('dependency paths and upgrade plans, on %s', (kind) => {
     expect((await t.request({ url: `/api/v1/orgs/${orgId}/remediation`, headers: { cookie: stranger } })).statusCode).toBe(404);
   });
 
+  it("gives a member of an org whose base role is none only their team's repositories in the org plan", async () => {
+    const member = await t.user('teamed');
+    const unteamed = await t.user('unteamed');
+    for (const who of [member, unteamed]) {
+      const added = await t.request({ method: 'PUT', url: `/api/v1/orgs/${orgId}/members/${who.user.id}`, headers: { cookie: owner }, payload: { role: 'member' } });
+      expect([200, 201], added.body).toContain(added.statusCode);
+    }
+    const team = await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/teams`, headers: { cookie: owner }, payload: { name: 'legacy-keepers', members: [member.user.id] } });
+    expect(team.statusCode, team.body).toBe(201);
+    const held = await t.request({ method: 'PUT', url: `/api/v1/teams/${team.json().id}/repos/${other}`, headers: { cookie: owner }, payload: { role: 'read' } });
+    expect(held.statusCode, held.body).toBe(200);
+    const setBase = (role: string) => t.request({ method: 'PUT', url: `/api/v1/orgs/${orgId}`, headers: { cookie: owner }, payload: { base_role: role } });
+    expect((await setBase('none')).statusCode).toBe(200);
+    try {
+      const orgPlan = async (cookie: string) => {
+        const res = await t.request({ url: `/api/v1/orgs/${orgId}/remediation`, headers: { cookie } });
+        expect(res.statusCode, res.body).toBe(200);
+        return res.json<{ package: string; to: string; repositories: string[] }[]>().map((a) => [a.package, a.to, a.repositories]);
+      };
+      expect(await orgPlan(member.cookie)).toEqual([['qs', '6.2.4', [other]]]);
+      expect(await orgPlan(unteamed.cookie)).toEqual([]);
+      // The owner still reads every repository of the org.
+      expect((await orgPlan(owner)).flatMap(([, , repositories]) => repositories).sort()).toEqual([other, repo].sort());
+    } finally {
+      await setBase('read');
+    }
+  });
+
   it('diffs the default branch with a pull request that downgrades qs: one package changed, one vulnerability introduced', async () => {
     await upload(repo, Buffer.from(EXPRESS.toString().replaceAll('qs@6.7.0', 'qs@6.2.0').replace('"version": "6.7.0"', '"version": "6.2.0"')), '?ref=pr/7');
     const res = await t.request({ url: `/api/v1/repos/${repo}/components/diff?base=main&head=pr/7`, headers: { cookie: owner } });
@@ -153,6 +181,42 @@ describe.each(DB_KINDS)('dependency paths and upgrade plans, on %s', (kind) => {
     const markdown = await t.request({ url: `/api/v1/repos/${repo}/components/diff?base=main&head=pr/7&format=markdown`, headers: { cookie: owner } });
     expect(markdown.body).toContain('- CVE\\-2017\\-1000048 in pkg\\:npm\\/qs (high)');
     expect((await t.request({ url: `/api/v1/repos/${repo}/components/diff?base=main&head=pr/7`, headers: { cookie: stranger } })).statusCode).toBe(404);
+  });
+
+  it('lists each package finding with direct and its first path, in JSON and CSV, as npm ls shows them', async () => {
+    // GitHub's OSV record of the Express open redirect (OSV schema 1.6, https://osv.dev/vulnerability/GHSA-rv95-896h-c2vc):
+    // express itself, the project's direct dependency, is affected below 4.19.2.
+    const admin = await t.user('admin2', { admin: true });
+    const imported = await t.request({
+      method: 'POST', url: '/api/v1/advisories/import', headers: { cookie: admin.cookie, 'content-type': 'application/json' },
+      payload: JSON.stringify({
+        schema_version: '1.6.0', id: 'GHSA-rv95-896h-c2vc', modified: '2024-11-18T16:26:36Z', published: '2024-03-25T19:40:26Z',
+        aliases: ['CVE-2024-29041'], summary: 'Express.js Open Redirect in malformed URLs',
+        severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N' }],
+        affected: [{ package: { ecosystem: 'npm', name: 'express', purl: 'pkg:npm/express' }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '4.19.2' }] }] }],
+        database_specific: { severity: 'MODERATE', cwe_ids: ['CWE-601', 'CWE-1286'], github_reviewed: true },
+      }),
+    });
+    expect(imported.statusCode, imported.body).toBe(200);
+    await t.drain();
+    const res = await t.request({ url: `/api/v1/repos/${repo}/findings`, headers: { cookie: owner } });
+    expect(res.statusCode, res.body).toBe(200);
+    const listed = res.json<{ package: { name: string }; direct: boolean | null; path: { name: string; version: string }[] | null }[]>();
+    const byName = Object.fromEntries(listed.map((f) => [f.package.name, { direct: f.direct, path: f.path?.map((c) => `${c.name}@${c.version}`) }]));
+    expect(byName).toEqual({
+      express: { direct: true, path: npmLsPaths(NPM_LS_TOP, 'express@4.17.1')[0] },
+      qs: { direct: false, path: npmLsPaths(NPM_LS_QS, 'qs@6.7.0')[0] },
+    });
+    // The list and the finding's own page agree.
+    for (const finding of res.json<{ id: string; direct: boolean; path: unknown }[]>()) {
+      const detail = (await t.request({ url: `/api/v1/findings/${finding.id}`, headers: { cookie: owner } })).json<{ direct: boolean; path: unknown }>();
+      expect({ direct: detail.direct, path: detail.path }).toEqual({ direct: finding.direct, path: finding.path });
+    }
+
+    const csv = await t.request({ url: `/api/v1/repos/${repo}/findings`, headers: { cookie: owner, accept: 'text/csv' } });
+    const [header, ...rows] = csv.body.trim().split('\n');
+    expect(header!.split(',').slice(-2)).toEqual(['direct', 'path']);
+    expect(rows.map((row) => row.split(',').slice(-2).join(',')).sort()).toEqual(['false,express@4.17.1 > qs@6.7.0', 'true,express@4.17.1']);
   });
 
   it('hides paths and plans from whoever may not read the repository, and 404s an unknown component', async () => {

@@ -236,7 +236,7 @@ describe.each(DB_KINDS)('triage on %s', (kind) => {
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     const lines = res.body.trim().split('\n');
     expect(lines[0]).toBe('id,tool,category,rule_id,rule_name,severity,state,message,file_path,start_line,end_line,package,package_version,purl,fingerprint,first_seen_at,fixed_at,reopened_at,'
-      + 'dismissal_reason,dismissal_comment,dismissal_by,dismissal_at,dismissal_until,due_at,sla');
+      + 'dismissal_reason,dismissal_comment,dismissal_by,dismissal_at,dismissal_until,due_at,sla,direct,path');
     expect(lines).toHaveLength(1206);
     expect(lines.find((l) => l.includes('src/gen/f7.js'))).toContain('"Found ""quoted"", with comma 7"');
     // A leading ' makes the cell text (OWASP's advice for CSV injection); the text itself is kept.

@@ -272,6 +272,35 @@ describe.each(DB_KINDS)('verdicts on GitHub pull requests (%s)', (kind) => {
     expect(bad.headers['content-type']).toContain('application/problem+json');
     await t.request({ method: 'PUT', url: `/api/v1/orgs/${orgId}`, headers: { cookie: owner.cookie }, payload: { pr_feedback: { comment: 'on_change' } } });
   });
+
+  it("an SBOM on both the base and the pull request: the check run and the comment count the dependency diff's changes", async () => {
+    // CycloneDX 1.6 JSON BOMs (https://cyclonedx.org/docs/1.6/json/): the base has lodash 4.17.20, left-pad and
+    // minimist; the pull request bumps lodash, drops left-pad, adds ms, and reports minimist's CVE-2021-44906.
+    const component = (name: string, version: string) => ({ type: 'library', name, version, 'bom-ref': `${name}@${version}`, purl: `pkg:npm/${name}@${version}`, licenses: [{ license: { id: 'MIT' } }] });
+    const bom = (components: ReturnType<typeof component>[], vulnerabilities: unknown[] = []) => JSON.stringify({
+      bomFormat: 'CycloneDX', specVersion: '1.6', version: 1,
+      metadata: { tools: { components: [{ type: 'application', name: 'cyclonedx-npm', version: '1.19.3' }] }, component: { type: 'application', name: 'payments', 'bom-ref': 'payments' } },
+      components, dependencies: [{ ref: 'payments', dependsOn: components.map((c) => c['bom-ref']) }], vulnerabilities,
+    });
+    await upload(bom([component('lodash', '4.17.20'), component('left-pad', '1.3.0'), component('minimist', '1.2.5')]), { ref: 'refs/heads/main', commit_sha: sha(1), category: 'sbom' });
+    gh.pullRequest('acme/payments', 15, sha(151), FILES);
+    await upload(bom([component('lodash', '4.17.21'), component('minimist', '1.2.5'), component('ms', '2.1.3')], [{
+      id: 'CVE-2021-44906', source: { name: 'NVD', url: 'https://nvd.nist.gov/vuln/detail/CVE-2021-44906' },
+      ratings: [{ severity: 'critical', method: 'CVSSv31', score: 9.8 }], affects: [{ ref: 'minimist@1.2.5' }],
+    }]), { ...pr(15, 151), category: 'sbom' });
+    await runner.deliverDue();
+
+    const line = '**Dependencies:** 1 added, 1 removed, 1 changed, 0 with licences changed; vulnerabilities: 1 introduced, 0 fixed';
+    const [run] = gh.checkRuns.filter((r) => r.head_sha === sha(151));
+    expect(run!.name).toBe('Scanyard (sbom)');
+    expect(run!.output.summary).toContain(line);
+    expect(gh.comments.filter((c) => c.on === 'acme/payments#15').map((c) => c.body)).toEqual([expect.stringContaining(line)]);
+    // The same counts as the diff endpoint gives for the two refs.
+    const diff = await t.request({ url: `/api/v1/repos/${repoId}/components/diff?base=main&head=pr/15`, headers: { cookie: owner.cookie } });
+    expect(diff.json().counts).toEqual({ added: 1, removed: 1, changed: 1, licenses_changed: 0, vulnerabilities_introduced: 1, vulnerabilities_fixed: 0 });
+    // A pull request whose base has no SBOM in its category says nothing of dependencies.
+    expect(gh.checkRuns.filter((r) => r.head_sha === sha(71)).every((r) => !(r.output.summary ?? '').includes('**Dependencies:**'))).toBe(true);
+  });
 });
 
 describe.each(DB_KINDS)('a GitHub App key the forge does not know (%s)', (kind) => {

@@ -7,7 +7,7 @@ import { sarifLog } from '../support/sarif.js';
 import { startReceiver, type Receiver, type Received } from '../support/webhook-receiver.js';
 import { commonMark } from '../support/markdown.js';
 import { version } from '../../src/version.js';
-import type { DeliveryRunner } from '../../src/webhooks/delivery.js';
+import type { OutboxRunner } from '../../src/jobs/outbox.js';
 
 const SECRET = 'whsec-super-secret-value-0123456789';
 
@@ -33,7 +33,7 @@ describe.each(DB_KINDS)('webhooks on %s', (kind) => {
   /** How far the delivery runner's clock is ahead of the real one: moved instead of waiting for retries. */
   let ahead = 0;
   const clock = () => Date.now() + ahead;
-  let runner: DeliveryRunner;
+  let runner: OutboxRunner;
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {

@@ -74,17 +74,10 @@ describe('SPDX tag-value', () => {
         licenses: ['WTFPL'],
         hashes: [{ alg: 'SHA-256', value: '2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae' }],
       },
-      {
-        ref: 'SPDXRef-app',
-        name: 'app',
-        version: null,
-        purl: null,
-        type: null,
-        licenses: ['(MIT OR Apache-2.0)'],
-        hashes: [],
-      },
     ]);
-    // DEPENDS_ON and the inverted DEPENDENCY_OF are one edge; the file and the document are not components.
+    // DEPENDS_ON and the inverted DEPENDENCY_OF are one edge; the file, the document and the app it
+    // DESCRIBES are not components, the app is where the graph starts.
+    expect(analysis?.roots).toEqual(['SPDXRef-app']);
     expect(analysis?.dependencies).toEqual([{ ref: 'SPDXRef-app', dependsOn: ['SPDXRef-left-pad'] }]);
   });
 
@@ -136,6 +129,7 @@ describe('SPDX JSON', () => {
           },
           { SPDXID: 'SPDXRef-b', name: 'b' },
           { SPDXID: 'SPDXRef-c', name: 'c' },
+          { SPDXID: 'SPDXRef-root', name: 'root' },
         ],
         files: [{ SPDXID: 'SPDXRef-f', fileName: 'f' }],
         relationships: [
@@ -144,7 +138,8 @@ describe('SPDX JSON', () => {
           { spdxElementId: 'SPDXRef-a', relationshipType: 'DEPENDENCY_OF', relatedSpdxElement: 'SPDXRef-c' },
           { spdxElementId: 'SPDXRef-a', relationshipType: 'CONTAINS', relatedSpdxElement: 'SPDXRef-f' },
           { spdxElementId: 'SPDXRef-b', relationshipType: 'DYNAMIC_LINK', relatedSpdxElement: 'SPDXRef-c' },
-          { spdxElementId: 'SPDXRef-DOCUMENT', relationshipType: 'DESCRIBES', relatedSpdxElement: 'SPDXRef-a' },
+          { spdxElementId: 'SPDXRef-root', relationshipType: 'DEPENDS_ON', relatedSpdxElement: 'SPDXRef-a' },
+          { spdxElementId: 'SPDXRef-DOCUMENT', relationshipType: 'DESCRIBES', relatedSpdxElement: 'SPDXRef-root' },
         ],
       }),
     ).analyses;
@@ -161,9 +156,11 @@ describe('SPDX JSON', () => {
         { alg: 'BLAKE2b-256', value: 'def' },
       ],
     });
+    expect(analysis?.components.map((c) => c.name)).toEqual(['a', 'b', 'c']);
     expect(analysis?.dependencies).toEqual([
       { ref: 'SPDXRef-a', dependsOn: ['SPDXRef-b', 'SPDXRef-c'] },
       { ref: 'SPDXRef-c', dependsOn: ['SPDXRef-a'] },
+      { ref: 'SPDXRef-root', dependsOn: ['SPDXRef-a'] },
     ]);
   });
 
@@ -200,6 +197,8 @@ describe('SPDX roots (SPDX 2.3 §11: DESCRIBES, DESCRIBED_BY, documentDescribes)
     }).analyses;
     expect(fromJson?.roots).toEqual(['SPDXRef-app', 'SPDXRef-tool']);
     expect(fromJson?.dependencies).toEqual([{ ref: 'SPDXRef-app', dependsOn: ['SPDXRef-lib'] }]);
+    // What the document describes is its subject, not a component (as CycloneDX's metadata.component).
+    expect(fromJson?.components.map((c) => c.name)).toEqual(['lib']);
 
     const [fromTags] = tagValue([
       'SPDXVersion: SPDX-2.3', 'PackageName: app', 'SPDXID: SPDXRef-app', 'PackageName: lib', 'SPDXID: SPDXRef-lib',
@@ -207,5 +206,6 @@ describe('SPDX roots (SPDX 2.3 §11: DESCRIBES, DESCRIBED_BY, documentDescribes)
     ].join('\n')).analyses;
     expect(fromTags?.roots).toEqual(['SPDXRef-app']);
     expect(fromTags?.dependencies).toEqual([{ ref: 'SPDXRef-app', dependsOn: ['SPDXRef-lib'] }]);
+    expect(fromTags?.components.map((c) => c.name)).toEqual(['lib']);
   });
 });

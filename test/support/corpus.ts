@@ -73,14 +73,15 @@ export const EXPECTED: Record<string, Expected> = {
   'spdx/freertos-coreJSON-3.3.0-2.2.spdx': {
     format: 'spdx', syntax: 'tag-value', tools: ['SPDX'], findings: 0, components: 1, dependencies: 0,
   },
+  // In SPDX the package the document DESCRIBES is the SBOM's subject, not one of its components.
   'spdx/spdx-spec-example-2.3.spdx': {
-    format: 'spdx', syntax: 'tag-value', tools: ['LicenseFind'], findings: 0, components: 4, dependencies: 0,
+    format: 'spdx', syntax: 'tag-value', tools: ['LicenseFind'], findings: 0, components: 3, dependencies: 0,
   },
   'spdx/trivy-conda-2.2.spdx.json': {
-    format: 'spdx', syntax: 'json', tools: ['Trivy'], findings: 0, components: 4, dependencies: 2,
+    format: 'spdx', syntax: 'json', tools: ['Trivy'], findings: 0, components: 3, dependencies: 2,
   },
   'spdx/trivy-conda-environment-2.3.spdx.json': {
-    format: 'spdx', syntax: 'json', tools: ['Trivy'], findings: 0, components: 3, dependencies: 2,
+    format: 'spdx', syntax: 'json', tools: ['Trivy'], findings: 0, components: 2, dependencies: 2,
   },
   'findings/npm-audit-v2-npm7-low.json': {
     format: 'findings', syntax: 'json', tools: ['npm audit'], findings: 1, components: 0, dependencies: 0,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { directAncestors, directFlags, pathsTo, type PathNode } from '../../src/domain/dependency-graph.js';
+import { directAncestors, directFlags, firstPaths, pathsTo, type PathNode } from '../../src/domain/dependency-graph.js';
 
 const npm = (name: string) => ({ ref: name, purl: `pkg:npm/${name}@1.0.0` });
 
@@ -53,11 +53,28 @@ describe('the dependency graph', () => {
     expect(directAncestors(nodes, nodes.length - 1).sort()).toEqual([0, 1]);
   });
 
+  it("gives a page's packages, in one pass, the first path each would get alone: ties, cycles and unknowns alike", () => {
+    // Random graphs (a fixed seed): 40 nodes, some direct, some unknown, edges anywhere (cycles, self-edges, missing refs).
+    let seed = 41;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let round = 0; round < 200; round++) {
+      const nodes: PathNode[] = Array.from({ length: 40 }, (_, i) => ({
+        ref: `n${i}`,
+        direct: random() < 0.15 ? true : random() < 0.1 ? null : false,
+        dependsOn: Array.from({ length: Math.floor(random() * 4) }, () => `n${Math.floor(random() * 42)}`),
+      }));
+      const targets = nodes.map((_, i) => i);
+      const together = firstPaths(nodes, targets);
+      for (const target of targets) expect(together.get(target), `round ${round}, node ${target}`).toEqual(pathsTo(nodes, target, { keep: 1 }).paths[0]);
+    }
+  });
+
   it('finds the one path down a chain 50,000 deep (no recursion)', () => {
     const nodes: PathNode[] = Array.from({ length: 50_000 }, (_, i) => ({ ref: `n${i}`, direct: i === 0, dependsOn: [`n${i + 1}`] }));
     const found = pathsTo(nodes, 49_999);
     expect(found.total).toBe(1);
     expect(found.paths[0]).toHaveLength(50_000);
+    expect(firstPaths(nodes, [49_999]).get(49_999)).toEqual(found.paths[0]);
     expect(directFlags(nodes.map((n) => npm(n.ref!)), [{ ref: 'root', dependsOn: ['n0'] }, ...nodes.map((n) => ({ ref: n.ref!, dependsOn: n.dependsOn }))], ['root']).filter((d) => d === false)).toHaveLength(49_999);
   });
 });

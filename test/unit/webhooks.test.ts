@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkHookUrl, checkHookUrlResolved } from '../../src/webhooks/address.js';
 import { isPublicAddress } from '../../src/net/address.js';
-import { MAX_ATTEMPTS, retryDelayMs, signature } from '../../src/webhooks/delivery.js';
+import { signature } from '../../src/webhooks/delivery.js';
+import { MAX_ATTEMPTS, retryDelayMs } from '../../src/jobs/outbox.js';
 import { loadConfig } from '../../src/config.js';
 
 describe('webhook addresses', () => {

@@ -1,51 +1,35 @@
-import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { SignJWT } from 'jose';
 import type { ProviderConfig } from '../../providers-config.js';
 import type { RepoRole } from '../../db/schema.js';
+import { GITHUB_API_VERSION, GITHUB_JSON, GithubAppAnswerError, installationTokens } from '../../github-app/installation-tokens.js';
 import { forgeCall, ForgeSyncError, idOf, isRecord, nextLink, sameOrigin, textOf, type ForgeAnswer, type ForgeCallOptions } from './http.js';
 import { hmacHex, headerOf, safeEqual } from './signatures.js';
 import type { ForgeMember, ForgePerson, ForgeRepo, ForgeSyncClient, ForgeTeam, HookRoute, Snapshot, SyncPart } from './types.js';
 
 const PER_PAGE = 100;
-/** An installation token lives an hour; a fresh one is minted this long before it ends. */
-const TOKEN_MARGIN_MS = 5 * 60_000;
-const API_VERSION = '2022-11-28';
 
 /**
- * GitHub through a GitHub App (docs.github.com, "Authenticating as a GitHub App installation"): a
- * JWT signed RS256 with the app's private key (iss = app id, at most 10 minutes) finds the
- * organisation's installation (GET /orgs/{org}/installation) and mints its token
- * (POST /app/installations/{id}/access_tokens); the token is kept until shortly before it expires.
+ * GitHub through a GitHub App: the organisation's installation token (github-app/) reads its
+ * repositories, members and teams.
  */
 export function githubSync(config: ProviderConfig, call: ForgeCallOptions): ForgeSyncClient {
   const sync = config.sync;
   if (sync?.kind !== 'github_app') throw new Error(`provider ${config.id} has no GitHub App configured`);
   const api = config.api_url;
-  let key: KeyObject | null = null;
-  const tokens = new Map<string, { token: string; until: number }>();
-  const headers = (token: string) => ({ authorization: `Bearer ${token}`, accept: 'application/vnd.github+json', 'x-github-api-version': API_VERSION });
+  const headers = (token: string) => ({ authorization: `Bearer ${token}`, accept: GITHUB_JSON, 'x-github-api-version': GITHUB_API_VERSION });
 
-  async function appJwt(): Promise<string> {
-    key ??= createPrivateKey(sync!.kind === 'github_app' ? sync!.privateKey : '');
-    const now = Math.floor(call.clock() / 1000);
-    // Backdated a minute against clock drift, as GitHub recommends; 9 minutes stays under its 10.
-    return new SignJWT({}).setProtectedHeader({ alg: 'RS256' }).setIssuer(sync!.kind === 'github_app' ? sync!.appId : '')
-      .setIssuedAt(now - 60).setExpirationTime(now + 540).sign(key);
-  }
+  // A 404 finding the installation is the one refusal worth its own words: the App is not installed there.
+  const tokens = installationTokens({ name: config.name, apiUrl: api, appId: sync.appId, privateKey: sync.privateKey }, async (r) => {
+    const answer = await forgeCall(call, r.url, { method: r.method, headers: headers(r.jwt) }, r.doing);
+    if (answer.status === 404 && r.step === 'installation') throw new ForgeSyncError(`The GitHub App is not installed on ${r.owner}; install it there first`, 404);
+    return ok(answer, r.doing);
+  }, call.clock);
 
   async function installationToken(owner: string): Promise<string> {
-    const cached = tokens.get(owner.toLowerCase());
-    if (cached && cached.until > call.clock()) return cached.token;
-    const jwt = await appJwt();
-    const found = await forgeCall(call, `${api}/orgs/${encodeURIComponent(owner)}/installation`, { headers: headers(jwt) }, `finding the app's installation on ${owner}`);
-    if (found.status === 404) throw new ForgeSyncError(`The GitHub App is not installed on ${owner}; install it there first`, 404);
-    const installation = ok(found, `finding the app's installation on ${owner}`);
-    const id = idOf(isRecord(installation) ? installation.id : undefined, 'an installation', config.name);
-    const minted = ok(await forgeCall(call, `${api}/app/installations/${id}/access_tokens`, { method: 'POST', headers: headers(jwt) }, `minting a token for ${owner}`), `minting a token for ${owner}`);
-    if (!isRecord(minted) || typeof minted.token !== 'string') throw new ForgeSyncError(`${config.name} sent an installation token answer without a token`);
-    const expires = typeof minted.expires_at === 'string' ? Date.parse(minted.expires_at) : NaN;
-    tokens.set(owner.toLowerCase(), { token: minted.token, until: (Number.isNaN(expires) ? call.clock() + 3_600_000 : expires) - TOKEN_MARGIN_MS });
-    return minted.token;
+    try {
+      return await tokens.forOrg(owner);
+    } catch (error) {
+      throw error instanceof GithubAppAnswerError ? new ForgeSyncError(error.message) : error;
+    }
   }
 
   function ok(answer: ForgeAnswer, doing: string): unknown {

@@ -40,14 +40,18 @@ function fromDocument(doc: JsonRecord): NormalisedScan {
   if (doc.packages !== undefined && !Array.isArray(doc.packages)) {
     throw new ParseError(`"packages" must be an array, not ${describeType(doc.packages)}`);
   }
-  list(doc.packages).forEach((value, index) => {
+  const packages = list(doc.packages).map((value, index) => {
     const pkg = record(value);
     if (!pkg) throw new ParseError(`packages[${index}] must be an object, not ${describeType(value)}`);
-    result.components.push(toComponent(pkg, index));
+    return toComponent(pkg, index);
   });
-  const packageIds = new Set(result.components.map((component) => component.ref));
+  const packageIds = new Set(packages.map((component) => component.ref));
   result.dependencies = dependenciesOf(doc.relationships, packageIds);
   result.roots = rootsOf(doc, packageIds);
+  // What the document describes is the subject of the SBOM, as CycloneDX's metadata.component is:
+  // the graph starts there, but it is not one of its components.
+  const roots = new Set(result.roots);
+  result.components = packages.filter((component) => component.ref === null || !roots.has(component.ref));
   return { format: 'spdx', analyses: [result] };
 }
 

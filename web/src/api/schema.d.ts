@@ -4203,6 +4203,16 @@ export interface paths {
                                  */
                                 until: string | null;
                             } | null;
+                            /** @description For a package an SBOM of the ref lists: whether it is a direct dependency; null when unknown (no graph) or no package. */
+                            direct: boolean | null;
+                            path: {
+                                id: string;
+                                ref: string | null;
+                                name: string;
+                                version: string | null;
+                                purl: string | null;
+                                direct: boolean | null;
+                            }[] | null;
                         }[];
                         "text/csv": string;
                     };
@@ -5115,6 +5125,16 @@ export interface paths {
                                  */
                                 until: string | null;
                             } | null;
+                            /** @description For a package an SBOM of the ref lists: whether it is a direct dependency; null when unknown (no graph) or no package. */
+                            direct: boolean | null;
+                            path: {
+                                id: string;
+                                ref: string | null;
+                                name: string;
+                                version: string | null;
+                                purl: string | null;
+                                direct: boolean | null;
+                            }[] | null;
                             /** @description The ref whose analysis holds this finding, as ?ref= names it. */
                             ref: string;
                             /** @description The rule's help as the tool wrote it (SARIF rule.help, else fullDescription): markdown stays markdown; render it sanitised. */
@@ -5129,16 +5149,6 @@ export interface paths {
                             snippet: string | null;
                             /** @description The file and line on the repository's forge, at the commit of the upload that last applied this analysis. */
                             location_url: string | null;
-                            /** @description For a package an SBOM of the ref lists: whether it is a direct dependency; null when unknown (no graph) or no package. */
-                            direct: boolean | null;
-                            path: {
-                                id: string;
-                                ref: string | null;
-                                name: string;
-                                version: string | null;
-                                purl: string | null;
-                                direct: boolean | null;
-                            }[] | null;
                         };
                     };
                 };
@@ -5273,6 +5283,16 @@ export interface paths {
                                  */
                                 until: string | null;
                             } | null;
+                            /** @description For a package an SBOM of the ref lists: whether it is a direct dependency; null when unknown (no graph) or no package. */
+                            direct: boolean | null;
+                            path: {
+                                id: string;
+                                ref: string | null;
+                                name: string;
+                                version: string | null;
+                                purl: string | null;
+                                direct: boolean | null;
+                            }[] | null;
                             /** @description The ref whose analysis holds this finding, as ?ref= names it. */
                             ref: string;
                             /** @description The rule's help as the tool wrote it (SARIF rule.help, else fullDescription): markdown stays markdown; render it sanitised. */
@@ -5287,16 +5307,6 @@ export interface paths {
                             snippet: string | null;
                             /** @description The file and line on the repository's forge, at the commit of the upload that last applied this analysis. */
                             location_url: string | null;
-                            /** @description For a package an SBOM of the ref lists: whether it is a direct dependency; null when unknown (no graph) or no package. */
-                            direct: boolean | null;
-                            path: {
-                                id: string;
-                                ref: string | null;
-                                name: string;
-                                version: string | null;
-                                purl: string | null;
-                                direct: boolean | null;
-                            }[] | null;
                         };
                     };
                 };
