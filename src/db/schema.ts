@@ -212,7 +212,7 @@ export interface UploadContentsTable {
   blob_url: string | null;
 }
 
-/** An object whose upload_contents row was deleted, to be deleted from the store (migration 0043). */
+/** An object whose upload_contents row was deleted, to be deleted from the store (migration 0041). */
 export interface BlobDeletionsTable {
   url: string;
 }

@@ -52,7 +52,7 @@ export function uploadStore(db: Kysely<Database>, dialect: Dialect, handedOver?:
   }
 
   /**
-   * Deletes the objects whose rows are gone (recorded by a trigger as they go: migration 0043), a
+   * Deletes the objects whose rows are gone (recorded by a trigger as they go: migration 0041), a
    * batch at a time, objects first: a store that fails midway leaves the record, and the next round
    * deletes them again (deleting one already gone is no error).
    */

@@ -34,10 +34,10 @@ import * as forgeVerdicts from './0035_forge_verdicts.js';
 import * as enterpriseIdentity from './0036_enterprise_identity.js';
 import * as uploadContentsBlob from './0037_upload_contents_blob.js';
 import * as scimGroups from './0038_scim_groups.js';
-import * as findingAgeIndexes from './0040_finding_age_indexes.js';
-import * as saml from './0041_saml.js';
-import * as blobDeletions from './0043_blob_deletions.js';
-import * as samlBinding from './0044_saml_binding.js';
+import * as findingAgeIndexes from './0039_finding_age_indexes.js';
+import * as saml from './0040_saml.js';
+import * as blobDeletions from './0041_blob_deletions.js';
+import * as samlBinding from './0042_saml_binding.js';
 
 /** Migrations are imported, not read from disk, so the built package needs no file globbing. */
 const migrations: Record<string, Migration> = {
@@ -76,10 +76,10 @@ const migrations: Record<string, Migration> = {
   '0036_enterprise_identity': enterpriseIdentity,
   '0037_upload_contents_blob': uploadContentsBlob,
   '0038_scim_groups': scimGroups,
-  '0040_finding_age_indexes': findingAgeIndexes,
-  '0041_saml': saml,
-  '0043_blob_deletions': blobDeletions,
-  '0044_saml_binding': samlBinding,
+  '0039_finding_age_indexes': findingAgeIndexes,
+  '0040_saml': saml,
+  '0041_blob_deletions': blobDeletions,
+  '0042_saml_binding': samlBinding,
 };
 
 export const migrationProvider: MigrationProvider = {
