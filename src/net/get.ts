@@ -2,6 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { AddressRefused, guardedLookup, isPublicAddress, literalHost } from './address.js';
 
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
 export interface GetRequest {
   url: string;
   headers: Record<string, string>;
@@ -9,8 +11,8 @@ export interface GetRequest {
   /** A body larger than this is cut off and the request fails. */
   maxBytes: number;
   allowPrivate: boolean;
-  /** GET unless said (forge sync POSTs for GitHub App installation tokens). */
-  method?: 'GET' | 'POST';
+  /** GET unless said (forge sync POSTs for GitHub App installation tokens; verdicts write to forges). */
+  method?: Method;
   body?: string;
 }
 

@@ -1,5 +1,6 @@
 import type { ForgeAccess } from './access.js';
 import { GITHUB_JSON } from '../github-app/installation-tokens.js';
+import type { Method } from '../net/get.js';
 import { forgeRequest, ForgeRefused, type ForgeAnswer } from './http.js';
 import { MAX_ANNOTATED } from './outbox.js';
 import { commentOf, commentPrefix, summaryOf, titleOf } from './render.js';
@@ -56,8 +57,8 @@ function repoPath(verdict: Verdict): string {
   return verdict.repository.full_name.split('/').map(encodeURIComponent).join('/');
 }
 
-const github = (ctx: SendContext, method: string, path: string, body: unknown, doing: string) =>
-  forgeRequest(method, `${ctx.access.apiUrl}${path}`, ctx.token, body, doing, { accept: GITHUB_JSON });
+const github = (ctx: SendContext, method: Method, path: string, body: unknown, doing: string) =>
+  forgeRequest({ method, url: `${ctx.access.apiUrl}${path}`, token: ctx.token, body, doing, headers: { accept: GITHUB_JSON }, allowPrivate: ctx.access.allowPrivate });
 
 /** The commit the verdict goes on: the head CI named, else the pull request's head as the forge says, else the pushed commit. */
 async function headOf(verdict: Verdict, ctx: SendContext, read: () => Promise<string | undefined>): Promise<string> {
@@ -228,8 +229,8 @@ function gitlabProject(verdict: Verdict): string {
   return encodeURIComponent(verdict.repository.forge_id ?? verdict.repository.full_name);
 }
 
-const gitlab = (ctx: SendContext, method: string, path: string, body: unknown, doing: string) =>
-  forgeRequest(method, `${ctx.access.apiUrl}${path}`, ctx.token, body, doing);
+const gitlab = (ctx: SendContext, method: Method, path: string, body: unknown, doing: string) =>
+  forgeRequest({ method, url: `${ctx.access.apiUrl}${path}`, token: ctx.token, body, doing, allowPrivate: ctx.access.allowPrivate });
 
 const GITLAB_STATE = { in_progress: 'running', success: 'success', failure: 'failed', neutral: 'success' } as const;
 

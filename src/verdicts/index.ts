@@ -18,7 +18,7 @@ const KEEP_FINISHED_DAYS = 30;
 export function createVerdicts(config: Config, db: Db, authorizedRepo: AuthorizedRepo, policy: Policy, audit: AuditStore) {
   const store = verdictStore(db.kysely, db.dialect);
   const workers = outboxWorkers(SENDERS_PER_WORKER);
-  const forgeOf = forgeAccessResolver(config.providers, (repositoryId) => store.linkedProviderOf(repositoryId));
+  const forgeOf = forgeAccessResolver(config.providers, (repositoryId) => store.linkedProviderOf(repositoryId), config.forgeAllowPrivate);
   const options = (overrides: Partial<VerdictDeliveryOptions> = {}): VerdictDeliveryOptions => ({
     leaseMs: config.webhookLeaseMs, pollMs: POLL_MS, baseUrl: config.baseUrl, clock: Date.now, retryDelay: retryDelayMs, ...overrides,
   });

@@ -38,6 +38,7 @@ describe.each(DB_KINDS)('verdicts on GitHub pull requests (%s)', (kind) => {
   beforeAll(async () => {
     gh = await startChecksEmulator('github');
     t = await createTestApp(kind, {
+      SERVICE_FORGE_ALLOW_PRIVATE: 'true',
       SERVICE_PROVIDERS: JSON.stringify([{
         id: 'github', type: 'github', name: 'GitHub', client_id: 'Iv1.abc', client_secret: 'secret', url: gh.url, api_url: gh.apiUrl,
         app_id: gh.appId, private_key: gh.privateKeyPem, webhook_secret: WEBHOOK_SECRET,
@@ -308,6 +309,7 @@ describe.each(DB_KINDS)('a GitHub App key the forge does not know (%s)', (kind) 
     const gh = await startChecksEmulator('github');
     const other = await startChecksEmulator('github');
     const t = await createTestApp(kind, {
+      SERVICE_FORGE_ALLOW_PRIVATE: 'true',
       SERVICE_PROVIDERS: JSON.stringify([{ id: 'github', type: 'github', name: 'GitHub', client_id: 'Iv1.abc', client_secret: 'secret', url: gh.url, api_url: gh.apiUrl, app_id: gh.appId, private_key: other.privateKeyPem, webhook_secret: WEBHOOK_SECRET }]),
     });
     try {
@@ -332,6 +334,32 @@ describe.each(DB_KINDS)('a GitHub App key the forge does not know (%s)', (kind) 
   });
 });
 
+describe.each(DB_KINDS)('a forge API on a loopback address without SERVICE_FORGE_ALLOW_PRIVATE (%s)', (kind) => {
+  it('is not reached: the SSRF guard refuses before any request, and the delivery says why', async () => {
+    const gl = await startChecksEmulator('gitlab');
+    const t = await createTestApp(kind, {
+      SERVICE_PROVIDERS: JSON.stringify([{ id: 'gitlab', type: 'gitlab', name: 'GitLab', client_id: 'app', client_secret: 'secret', url: gl.url, api_url: gl.apiUrl, token: gl.token, webhook_secret: WEBHOOK_SECRET }]),
+    });
+    try {
+      const owner = await t.user('owner');
+      const orgId = (await t.request({ method: 'POST', url: '/api/v1/orgs', headers: { cookie: owner.cookie }, payload: { name: 'acme' } })).json().id as string;
+      const repoId = (await t.request({ method: 'POST', url: `/api/v1/orgs/${orgId}/repos`, headers: { cookie: owner.cookie }, payload: { name: 'payments' } })).json().id as string;
+      await t.db.kysely.updateTable('repos').set({ forge_id: '7', full_name: 'acme/payments' }).where('id', '=', repoId).execute();
+      const key = await t.apiKey(owner.cookie, { scopes: ['upload'] });
+      const res = await t.request({ method: 'POST', url: `/api/v1/repos/${repoId}/upload?commit_sha=${sha(9)}`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream' }, payload: sarifLog([]) });
+      expect(res.statusCode).toBe(202);
+      await t.app.services.verdicts.runner(quietLog).deliverDue();
+      expect(gl.requests).toEqual([]);
+      const [delivery] = (await t.request({ url: `/api/v1/repos/${repoId}/forge-deliveries`, headers: { cookie: owner.cookie } })).json() as Record<string, unknown>[];
+      expect(delivery).toMatchObject({ status: 'pending', last_status_code: null });
+      expect(String(delivery!.last_error)).toMatch(/could not be reached .*refused/);
+    } finally {
+      await t.close();
+      await gl.close();
+    }
+  });
+});
+
 describe.each(DB_KINDS)('verdicts on GitLab merge requests (%s)', (kind) => {
   let t: TestApp;
   let gl: ChecksEmulator;
@@ -342,6 +370,7 @@ describe.each(DB_KINDS)('verdicts on GitLab merge requests (%s)', (kind) => {
   beforeAll(async () => {
     gl = await startChecksEmulator('gitlab');
     t = await createTestApp(kind, {
+      SERVICE_FORGE_ALLOW_PRIVATE: 'true',
       SERVICE_PROVIDERS: JSON.stringify([{ id: 'gitlab', type: 'gitlab', name: 'GitLab', client_id: 'app', client_secret: 'secret', url: gl.url, api_url: gl.apiUrl, token: gl.token, webhook_secret: WEBHOOK_SECRET }]),
     });
     const owner = await t.user('owner');
@@ -400,6 +429,7 @@ describe.each(DB_KINDS)('verdicts on Gitea and Bitbucket pull requests (%s)', (k
     it(`${forge}: a commit status${forge === 'bitbucket' ? ' with a Code Insights report and its annotations' : ''}, and one comment edited in place`, async () => {
       const emulator = await startChecksEmulator(forge);
       const t = await createTestApp(kind, {
+        SERVICE_FORGE_ALLOW_PRIVATE: 'true',
         SERVICE_PROVIDERS: JSON.stringify([{ id: forge, type: forge, name: forge, client_id: 'app', client_secret: 'secret', url: emulator.url, api_url: emulator.apiUrl, token: emulator.token, webhook_secret: WEBHOOK_SECRET }]),
       });
       try {

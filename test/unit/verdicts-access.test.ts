@@ -13,7 +13,7 @@ const providers = loadProviders({
 describe("a verdict's forge", () => {
   it("is the provider the repository's organisation is linked to", async () => {
     const links: Record<string, string | null> = { linkedToOss: 'oss', linkedToCorp: 'corp', unlinked: null, linkedToRemoved: 'gone' };
-    const forgeOf = forgeAccessResolver(providers, async (repositoryId) => links[repositoryId] ?? null);
+    const forgeOf = forgeAccessResolver(providers, async (repositoryId) => links[repositoryId] ?? null, false);
     const oss = await forgeOf('linkedToOss');
     expect([oss?.apiUrl, await oss?.token('acme/api')]).toEqual(['https://gitlab.com/api/v4', 'glpat-oss']);
     expect(await (await forgeOf('linkedToCorp'))?.token('acme/api')).toBe('glpat-corp');
@@ -23,7 +23,7 @@ describe("a verdict's forge", () => {
   });
 
   it('is the one provider with credentials for an organisation not linked', async () => {
-    const forgeOf = forgeAccessResolver(providers.slice(0, 1), async () => null);
+    const forgeOf = forgeAccessResolver(providers.slice(0, 1), async () => null, false);
     expect(await (await forgeOf('any'))?.token('acme/api')).toBe('glpat-corp');
   });
 });

@@ -1,4 +1,5 @@
 import { GetError, guardedGet } from '../../net/get.js';
+import { headerOf, waitAskedFor } from '../../net/rate-limit.js';
 
 /** Why a sync pass stopped; the message is safe to show (never a token) and becomes the link's last_error. */
 export class ForgeSyncError extends Error {
@@ -28,14 +29,10 @@ export interface ForgeAnswer {
 const MAX_BYTES = 16 * 1024 * 1024;
 /** Rate-limited answers retried per request before the pass stops. */
 const MAX_RETRIES = 4;
-/** GitHub's secondary limits without Retry-After: "wait at least one minute" (REST API docs, rate limits). */
-const SECONDARY_WAIT_MS = 60_000;
 
 /**
  * One JSON request to a forge, through the SSRF guard, waiting out rate limits as the forges
- * document them: Retry-After (seconds), or x-ratelimit-remaining: 0 until x-ratelimit-reset (epoch
- * seconds; GitLab's RateLimit-Reset too), or GitHub's secondary limit (403 "secondary rate limit").
- * A wait longer than maxWaitMs, or too many, stops with a ForgeSyncError.
+ * document them (net/rate-limit.ts). A wait longer than maxWaitMs, or too many, stops with a ForgeSyncError.
  */
 export async function forgeCall(
   opts: ForgeCallOptions,
@@ -61,7 +58,7 @@ export async function forgeCall(
     } catch {
       if (res.status >= 200 && res.status < 300) throw new ForgeSyncError(`${opts.name} sent an answer that is not JSON while ${doing}`, res.status);
     }
-    const wait = rateLimitWait(res.status, res.headers, body, opts.clock());
+    const wait = waitAskedFor({ status: res.status, header: headerOf(res.headers), text }, opts.clock());
     if (wait === null) return { status: res.status, headers: res.headers, body };
     if (wait > opts.maxWaitMs || attempt >= MAX_RETRIES) {
       throw new ForgeSyncError(`${opts.name} rate-limited the sync while ${doing}; it stopped and will try again later`, res.status);
@@ -70,27 +67,9 @@ export async function forgeCall(
   }
 }
 
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/** How long to wait before retrying, or null when the answer is no rate limit. */
-export function rateLimitWait(status: number, headers: Record<string, string | string[] | undefined>, body: unknown, nowMs: number): number | null {
-  if (status !== 403 && status !== 429) return null;
-  const retryAfter = header(headers, 'retry-after');
-  if (retryAfter !== undefined && /^\d+$/.test(retryAfter.trim())) return Number(retryAfter) * 1000;
-  const remaining = header(headers, 'x-ratelimit-remaining') ?? header(headers, 'ratelimit-remaining');
-  const reset = header(headers, 'x-ratelimit-reset') ?? header(headers, 'ratelimit-reset');
-  if (remaining?.trim() === '0' && reset !== undefined && /^\d+$/.test(reset.trim())) return Math.max(0, Number(reset) * 1000 - nowMs) + 1000;
-  const message = typeof body === 'object' && body !== null ? (body as { message?: unknown }).message : undefined;
-  if (typeof message === 'string' && /secondary rate limit/i.test(message)) return SECONDARY_WAIT_MS;
-  return status === 429 ? SECONDARY_WAIT_MS : null;
-}
-
 /** The rel="next" target of an RFC 8288 Link header (GitHub, GitLab, Gitea all send one). */
 export function nextLink(headers: Record<string, string | string[] | undefined>): string | null {
-  const link = header(headers, 'link');
+  const link = headerOf(headers)('link');
   if (!link) return null;
   for (const part of link.split(',')) {
     const match = /<([^>]*)>\s*;(.*)/.exec(part.trim());
