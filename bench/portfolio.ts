@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,12 +34,15 @@ export interface PortfolioResult {
   uploads: { sent: number; failed: number; seconds: number };
   rematch: { repos: number; seconds: number };
   serveRssMiB: number;
+  /** Each phase's peak resident memory and the process's own figures at its end. */
+  phases: ({ name: string; rssMiB: number } & ProcessMetrics)[];
   verdicts: string[];
 }
 
 const ORGS = 20;
 const LOG4J = 'pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1';
 const SECRET = randomBytes(32).toString('hex');
+const METRICS_TOKEN = randomBytes(16).toString('hex');
 
 export async function benchPortfolio(log: (line: string) => void): Promise<PortfolioResult | null> {
   if (!(await postgresAvailable())) {
@@ -51,7 +54,23 @@ export async function benchPortfolio(log: (line: string) => void): Promise<Portf
   const components = Math.round(findings / 5);
   const seconds = Number(process.env.BENCH_PORTFOLIO_SECONDS ?? 120);
   const name = `scanyard_portfolio_${randomBytes(4).toString('hex')}`;
-  await admin(`create database ${name}`);
+  // A seed kept by an earlier run (BENCH_PORTFOLIO_SEED_DATABASE) is copied instead of seeding again:
+  // the seed takes minutes at full scale, and the runs that change a setting want the same data.
+  const kept = process.env.BENCH_PORTFOLIO_SEED_DATABASE;
+  if (kept && !/^[a-z_][a-z0-9_]*$/.test(kept)) throw new Error('BENCH_PORTFOLIO_SEED_DATABASE: a lower-case database name');
+  let seedSeconds = 0;
+  if (kept && !(await databaseExists(kept))) {
+    seedSeconds = await seedDatabase(kept, repos, findings, components, log);
+    await admin(`comment on database ${kept} is 'seeded in ${seedSeconds.toFixed(0)} s: ${repos} repositories, ${findings} findings'`);
+  } else if (kept) {
+    const said = await keptSeed(kept);
+    if (said.repos !== repos || said.findings !== findings) {
+      throw new Error(`${kept} holds ${said.repos} repositories and ${said.findings} findings, not the ${repos} and ${findings} asked for: drop it or name another`);
+    }
+    seedSeconds = said.seconds;
+  }
+  if (kept) await admin(`create database ${name} template ${kept}`);
+  else await admin(`create database ${name}`);
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
   const db = openDatabase({ kind: 'postgres', url: url.toString() });
@@ -59,22 +78,43 @@ export async function benchPortfolio(log: (line: string) => void): Promise<Portf
   try {
     await db.migrate();
     let started = performance.now();
-    const seeded = await seed(db, repos, findings, components, log);
-    const seedSeconds = (performance.now() - started) / 1000;
+    let seeded: Seeded;
+    if (kept) {
+      seeded = await seededIds(db);
+      log(`copied the seed kept in ${kept} (${seeded.repoIds.length.toLocaleString('en')} repositories; drop it to seed again)`);
+    } else {
+      seeded = await seed(db, repos, findings, components, log);
+      seedSeconds = (performance.now() - started) / 1000;
+    }
     log(`seeded ${repos.toLocaleString('en')} repositories, ${findings.toLocaleString('en')} findings, ${components.toLocaleString('en')} components in ${seedSeconds.toFixed(0)} s`);
 
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
-    serve = spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, '../src/main.ts'), 'serve'], {
+    // What `npm start` and the image run: the build, not the source under tsx (whose compiler loads
+    // into every thread and counted in the memory measured here up to session 36).
+    const root = path.resolve(import.meta.dirname, '..');
+    execFileSync(process.execPath, [path.join(root, 'scripts/build-if-stale.mjs')], { stdio: 'inherit' });
+    serve = spawn(process.execPath, [path.join(root, 'dist/src/main.js'), 'serve'], {
       env: {
         ...process.env, DATABASE_URL: url.toString(), PORT: String(port), HOST: '127.0.0.1', SERVICE_BASE_URL: origin,
-        SERVICE_SESSION_SECRET: SECRET, LOG_LEVEL: 'warn', SERVICE_WORKERS: '2',
+        SERVICE_SESSION_SECRET: SECRET, LOG_LEVEL: 'warn', SERVICE_WORKERS: '2', SERVICE_METRICS_TOKEN: METRICS_TOKEN,
         SERVICE_RATE_LIMIT_USER: '10000000', SERVICE_RATE_LIMIT_IP: '10000000', SERVICE_RATE_LIMIT_AUTH: '10000000',
       },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     const rss = trackRss(serve.pid!);
     await waitFor(`${origin}/readyz`, 60_000);
+    const phase = async (name: string) => {
+      const m = await processMetrics(origin);
+      const peak = rss.phase(name);
+      result.phases.push({ name, rssMiB: peak, ...m });
+      log(`${name}: peak RSS ${peak} MiB, main thread heap ${m.heapMiB} MiB, event loop lag max ${m.lagMaxMs} ms, GC ${m.gcSeconds.toFixed(1)} s so far`);
+    };
+    const result: PortfolioResult = {
+      scale: { repos, orgs: ORGS, findings, components, seedSeconds }, reads: [], uploads: { sent: 0, failed: 0, seconds },
+      rematch: { repos: 0, seconds: 0 }, serveRssMiB: 0, phases: [], verdicts: [],
+    };
+    await phase('started');
     const login = await fetch(`${origin}/auth/dev-login`, { method: 'POST', headers: { origin } });
     const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
     const user = (await login.json()) as { id: string };
@@ -101,7 +141,7 @@ export async function benchPortfolio(log: (line: string) => void): Promise<Portf
       'where is log4j-core (components across the portfolio)': () => get('components', ['/api/v1/components?purl=pkg:maven/org.apache.logging.log4j/log4j-core&per_page=50']),
     };
     const until = Date.now() + seconds * 1000;
-    const uploads = { sent: 0, failed: 0, seconds };
+    const uploads = result.uploads;
     const uploader = (async () => {
       for (let i = 0; Date.now() < until; i++) {
         const next = Date.now() + 1200; // 50 a minute
@@ -117,19 +157,13 @@ export async function benchPortfolio(log: (line: string) => void): Promise<Portf
       while (Date.now() < until) await read();
     });
     await Promise.all([uploader, ...readers]);
+    await phase('reads and uploads');
     const names = Object.keys(reads);
-    const result: PortfolioResult = {
-      scale: { repos, orgs: ORGS, findings, components, seedSeconds },
-      reads: ['dashboard', 'sorted', 'findings', 'components'].map((kind, i) => {
-        const sorted = [...(latencies.get(kind) ?? [])].sort((a, b) => a - b);
-        const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-        return { name: names[i]!, count: sorted.length, p50: at(0.5), p95: at(0.95), max: sorted.at(-1) ?? NaN };
-      }),
-      uploads,
-      rematch: { repos: 0, seconds: 0 },
-      serveRssMiB: 0,
-      verdicts: [],
-    };
+    result.reads = ['dashboard', 'sorted', 'findings', 'components'].map((kind, i) => {
+      const sorted = [...(latencies.get(kind) ?? [])].sort((a, b) => a - b);
+      const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+      return { name: names[i]!, count: sorted.length, p50: at(0.5), p95: at(0.95), max: sorted.at(-1) ?? NaN };
+    });
     for (const r of result.reads) log(`${r.name.padEnd(58)} p50 ${r.p50.toFixed(0)} ms  p95 ${r.p95.toFixed(0)} ms  max ${r.max.toFixed(0)} ms  (${r.count})`);
     log(`uploads: ${uploads.sent} accepted, ${uploads.failed} refused in ${seconds} s`);
 
@@ -150,11 +184,12 @@ export async function benchPortfolio(log: (line: string) => void): Promise<Portf
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
       result.rematch = { repos: report.rematch_queued, seconds: (performance.now() - started) / 1000 };
+      await phase('re-match');
       log(`advisory import re-matching ${report.rematch_queued} repositories: ${result.rematch.seconds.toFixed(1)} s`);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
-    result.serveRssMiB = rss();
+    result.serveRssMiB = rss.peak();
     log(`serve process peak resident memory: ${result.serveRssMiB} MiB`);
     const worst = Math.max(...result.reads.map((r) => r.p95));
     const perFiveThousand = result.rematch.repos > 0 ? result.rematch.seconds * 5000 / result.rematch.repos : NaN;
@@ -171,6 +206,56 @@ export async function benchPortfolio(log: (line: string) => void): Promise<Portf
     await db.close();
     await admin(`drop database if exists ${name} with (force)`);
   }
+}
+
+/** Seeds a database of its own, kept for later runs; the seconds it took. */
+async function seedDatabase(name: string, repos: number, findings: number, components: number, log: (line: string) => void): Promise<number> {
+  await admin(`create database ${name}`);
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const db = openDatabase({ kind: 'postgres', url: url.toString() });
+  try {
+    await db.migrate();
+    const started = performance.now();
+    await seed(db, repos, findings, components, log);
+    return (performance.now() - started) / 1000;
+  } catch (err) {
+    await db.close();
+    await admin(`drop database if exists ${name} with (force)`);
+    throw err;
+  } finally {
+    await db.close().catch(() => undefined);
+  }
+}
+
+/** What a kept seed holds and how long it took to make, from the comment its run left on it. */
+async function keptSeed(name: string): Promise<{ seconds: number; repos: number; findings: number }> {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ comment: string | null }>(`select shobj_description(oid, 'pg_database') as comment from pg_database where datname = $1`, [name]);
+    const said = /^seeded in (\d+) s: (\d+) repositories, (\d+) findings$/.exec(rows[0]?.comment ?? '');
+    if (!said) throw new Error(`${name} was not left by this benchmark (no seed comment): drop it or name another`);
+    return { seconds: Number(said[1]), repos: Number(said[2]), findings: Number(said[3]) };
+  } finally {
+    await client.end();
+  }
+}
+
+async function databaseExists(name: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await client.connect();
+  try {
+    return (await client.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1;
+  } finally {
+    await client.end();
+  }
+}
+
+async function seededIds(db: Db): Promise<Seeded> {
+  const orgIds = (await db.kysely.selectFrom('orgs').select('id').orderBy('name').execute()).map((o) => o.id);
+  const repoIds = (await db.kysely.selectFrom('repos').select('id').orderBy('name').execute()).map((r) => r.id);
+  return { orgIds, repoIds };
 }
 
 interface Seeded {
@@ -197,7 +282,9 @@ async function seed(db: Db, repos: number, findings: number, components: number,
     from analyses a`.execute(db.kysely);
   await sql`create unique index on bench_targets (n)`.execute(db.kysely);
   const count = repoIds.length;
-  const at = now();
+  // First seen yesterday: the serve process's first housekeeping round then writes every repository's
+  // snapshot of yesterday, reading all the findings while the reads run, as it does after each midnight.
+  const at = new Date(Date.now() - 86_400_000).toISOString();
   const BATCH = 1_000_000;
   for (let from = 0; from < findings; from += BATCH) {
     const to = Math.min(findings, from + BATCH) - 1;
@@ -250,22 +337,49 @@ async function seed(db: Db, repos: number, findings: number, components: number,
   return { orgIds, repoIds };
 }
 
-/** The peak VmRSS of a process, sampled every 100 ms until read, in MiB. */
-function trackRss(pid: number): () => number {
+/** The peak VmRSS of a process, sampled every 100 ms, in MiB: overall, and of each phase since the last. */
+function trackRss(pid: number): { phase(name: string): number; peak(): number } {
   let peak = 0;
+  let phasePeak = 0;
   const sample = () => {
     try {
       const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
       peak = Math.max(peak, kb);
+      phasePeak = Math.max(phasePeak, kb);
     } catch {
       // The process has exited.
     }
   };
   const timer = setInterval(sample, 100);
-  return () => {
-    sample();
-    clearInterval(timer);
-    return Math.round(peak / 1024);
+  return {
+    phase() {
+      sample();
+      const mib = Math.round(phasePeak / 1024);
+      phasePeak = 0;
+      return mib;
+    },
+    peak() {
+      sample();
+      clearInterval(timer);
+      return Math.round(peak / 1024);
+    },
+  };
+}
+
+interface ProcessMetrics {
+  heapMiB: number;
+  lagMaxMs: number;
+  gcSeconds: number;
+}
+
+/** The serve process's own view from GET /metrics (prom-client's defaults, main thread only). */
+async function processMetrics(origin: string): Promise<ProcessMetrics> {
+  const text = await (await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+  const value = (re: RegExp) => [...text.matchAll(re)].reduce((sum, m) => sum + Number(m[1]), 0);
+  return {
+    heapMiB: Math.round(value(/^nodejs_heap_size_used_bytes (\S+)$/gm) / 1024 / 1024),
+    lagMaxMs: Math.round(value(/^nodejs_eventloop_lag_max_seconds (\S+)$/gm) * 1000),
+    gcSeconds: value(/^nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)$/gm),
   };
 }
 

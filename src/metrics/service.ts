@@ -11,8 +11,8 @@ import { notFound } from '../problem.js';
 import { now } from '../db/time.js';
 import { policyStore } from '../gates/store.js';
 import type { Policy } from '../gates/types.js';
-import { addDays, bucketOf, dayOf, type Interval } from './days.js';
-import { dayPoints, kevAddedAtOf, type DayPoint } from './snapshot.js';
+import { addDays, bucketOf, dayOf, startOf, type Interval } from './days.js';
+import { batches, dayPoints, kevAddedAtOf, type DayPoint } from './snapshot.js';
 import { slaOf, slaState, slaWindow, slaWindows, withSla, type Sla } from '../domain/sla.js';
 import { percentile, roundDays } from './stats.js';
 import { metricsStore, type PastDue, type RepoScope, type SummaryFinding } from './store.js';
@@ -20,8 +20,13 @@ import { metricsStore, type PastDue, type RepoScope, type SummaryFinding } from 
 const ORG = 'The organization';
 const DAY_MS = 86_400_000;
 const EPOCH = new Date(0).toISOString();
-/** Repositories whose history one snapshot round reads at once. */
-const BATCH = 500;
+/**
+ * Repositories whose history one snapshot round reads at once: at most 500, and no more than about
+ * 20,000 findings between them (a repository with more is read alone). Sized by findings, since a
+ * batch of 500 repositories of a thousand findings each held 800 MiB of rows in the serving process
+ * and paused it for 1.5 s collecting them (bench portfolio, session 37).
+ */
+const BATCH = { repositories: 500, findings: 20_000 };
 /** Oldest breached findings a summary names. */
 const OLDEST = 10;
 /** Repositories a summary names by breached findings, the most first: an org of thousands would otherwise send every one. */
@@ -231,25 +236,33 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
       for (const orgId of await store.orgIds()) {
         const orgPolicy = await store.orgPolicy(orgId);
         const last = await store.lastDays(orgId);
-        const due = (await store.repositories(orgId)).filter((repo) => repo.refId !== undefined && (last.get(repo.id) ?? '') < yesterday);
+        // A repository with snapshots reads from the day after its last (its fixed findings only lately
+        // fixed: see histories), one without reads its whole history.
+        const due = (await store.repositories(orgId)).filter((repo) => repo.refId !== undefined && (last.get(repo.id) ?? '') < yesterday)
+          .map((repo) => ({ ...repo, findings: repo.open + (last.has(repo.id) ? 0 : repo.fixed) }));
+        const before = new Date(startOf(addDays(yesterday, 1))).toISOString();
         let earliest: string | null = null;
-        // Repositories a few hundred at a time: one read of their findings and events each.
-        for (let i = 0; i < due.length; i += BATCH) {
-          const batch = due.slice(i, i + BATCH);
-          const histories = await store.histories(batch.map((r) => ({ id: r.id, refId: r.refId! })));
+        // Repositories a few hundred (or thousand findings) at a time: one read of their findings and events each.
+        for (const batch of batches(due, BATCH)) {
+          const firstDays = batch.map((r) => last.get(r.id));
+          const since = firstDays.includes(undefined) ? null : new Date(startOf(addDays(firstDays.reduce((a, b) => (a! < b! ? a : b))!, 1))).toISOString();
+          const histories = await store.histories(batch.map((r) => ({ id: r.id, refId: r.refId! })), since, before);
           const rows: { repositoryId: string; points: DayPoint[] }[] = [];
           for (const repo of batch) {
             const history = histories.get(repo.id)!;
             const findings = history.findings.map((f) => ({ ...f, kev_added_at: kevAddedAtOf(f, kev) }));
             const firsts = [...findings.map((f) => f.created_at), ...history.events.map((e) => e.created_at)];
-            if (firsts.length === 0) continue;
             const lastDay = last.get(repo.id);
+            // Nothing before today and no snapshot yet: first scanned today, its first point is tomorrow's.
+            if (firsts.length === 0 && lastDay === undefined) continue;
             const from = lastDay !== undefined ? addDays(lastDay, 1) : dayOf(firsts.reduce((a, b) => (a < b ? a : b)));
             const days: string[] = [];
             for (let day = from; day <= yesterday; day = addDays(day, 1)) days.push(day);
             if (days.length === 0) continue;
             rows.push({ repositoryId: repo.id, points: dayPoints(findings, history.events, slaOf(repo.policy ?? orgPolicy), days) });
             if (earliest === null || from < earliest) earliest = from;
+            // This runs in a serving process: let its requests in between repositories.
+            await new Promise((resolve) => setImmediate(resolve));
           }
           await store.writeDays(orgId, rows);
           written += rows.reduce((sum, r) => sum + r.points.length, 0);
@@ -260,3 +273,4 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
     },
   };
 }
+

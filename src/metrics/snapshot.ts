@@ -115,3 +115,23 @@ export function dayPoints(findings: readonly FindingHistory[], events: readonly 
     return point;
   });
 }
+
+/**
+ * Items in order, in batches of at most `limit.repositories` items and about `limit.findings`
+ * findings: a batch closes before the item that would take it past either, so an item with more
+ * findings than that goes alone. Pure.
+ */
+export function* batches<T extends { findings: number }>(items: readonly T[], limit: { repositories: number; findings: number }): Generator<T[]> {
+  let batch: T[] = [];
+  let findings = 0;
+  for (const item of items) {
+    if (batch.length > 0 && (batch.length === limit.repositories || findings + item.findings > limit.findings)) {
+      yield batch;
+      batch = [];
+      findings = 0;
+    }
+    batch.push(item);
+    findings += item.findings;
+  }
+  if (batch.length > 0) yield batch;
+}

@@ -21,6 +21,9 @@ export interface ScopedRepo {
   refId: string | undefined;
   /** Its own policy, else null (it follows its org's). */
   policy: Policy | null;
+  /** How many findings its default branch holds open, and has fixed (its totals), to size reads of its history. */
+  open: number;
+  fixed: number;
 }
 
 export interface SummaryFinding {
@@ -94,9 +97,14 @@ export function metricsStore(db: Kysely<Database>) {
       const rows = await db.selectFrom('repos')
         .leftJoin('refs', (join) => join.onRef('refs.repository_id', '=', 'repos.id').on('refs.kind', '=', 'branch').on('refs.name', '=', defaultBranchName()))
         .leftJoin('repo_policies', 'repo_policies.repository_id', 'repos.id')
-        .select(['repos.id', 'refs.id as ref_id', 'repo_policies.document'])
+        .select(['repos.id', 'refs.id as ref_id', 'repo_policies.document',
+          'refs.open_critical', 'refs.open_high', 'refs.open_medium', 'refs.open_low', 'refs.open_info', 'refs.fixed_total'])
         .where('repos.org_id', '=', orgId).execute();
-      return rows.map((r) => ({ id: r.id, refId: r.ref_id ?? undefined, policy: r.document ? (JSON.parse(r.document) as Policy) : null }));
+      return rows.map((r) => ({
+        id: r.id, refId: r.ref_id ?? undefined, policy: r.document ? (JSON.parse(r.document) as Policy) : null,
+        open: Number(r.open_critical ?? 0) + Number(r.open_high ?? 0) + Number(r.open_medium ?? 0) + Number(r.open_low ?? 0) + Number(r.open_info ?? 0),
+        fixed: Number(r.fixed_total ?? 0),
+      }));
     },
 
     async orgIds(): Promise<string[]> {
@@ -148,16 +156,32 @@ export function metricsStore(db: Kysely<Database>) {
       return new Map(rows.map((r) => [r.cve.toUpperCase(), r.imported_at ?? '']));
     },
 
-    /** Everything some default branches' findings and triage events say of their past, per repository (a few hundred at once). */
-    async histories(repos: readonly { id: string; refId: string }[]): Promise<Map<string, { findings: Omit<FindingHistory, 'kev_added_at'>[]; events: TriageHistory[] }>> {
+    /**
+     * What some default branches' findings and triage events say of the days from `since` (null: from
+     * the first) up to `before`, per repository (a few hundred at once). A day's figures never count
+     * what came after it, so today's findings are left out (a repository first scanned today reads
+     * nothing); nor can a finding fixed before `since` count on those days unless a triage event of
+     * it falls within them, so the daily round reads open findings and the few fixed lately, not
+     * every finding the branch ever fixed.
+     */
+    async histories(repos: readonly { id: string; refId: string }[], since: string | null, before: string): Promise<Map<string, { findings: Omit<FindingHistory, 'kev_added_at'>[]; events: TriageHistory[] }>> {
       const out = new Map(repos.map((r) => [r.id, { findings: [] as Omit<FindingHistory, 'kev_added_at'>[], events: [] as TriageHistory[] }]));
       if (repos.length === 0) return out;
+      const repositoryIds = repos.map((r) => r.id);
       const findings = await db.selectFrom('findings')
         .select(['repository_id', 'fingerprint', 'severity', 'rule_id', 'aliases', 'purl', 'state', 'created_at', 'fixed_at', 'reopened_at'])
-        .where('ref_id', 'in', repos.map((r) => r.refId)).execute();
+        .where('ref_id', 'in', repos.map((r) => r.refId)).where('created_at', '<', before)
+        .$if(since !== null, (q) => q.where((eb) => eb.or([
+          eb('state', '!=', 'fixed'),
+          eb('fixed_at', '>=', since!),
+          eb.exists(eb.selectFrom('finding_events').select(sql.lit(1).as('one'))
+            .whereRef('finding_events.repository_id', '=', 'findings.repository_id').whereRef('finding_events.fingerprint', '=', 'findings.fingerprint')
+            .where('finding_events.created_at', '>=', since!).where('finding_events.created_at', '<', before)),
+        ])))
+        .execute();
       for (const { repository_id: id, ...f } of findings) out.get(id)?.findings.push(f);
       const events = await db.selectFrom('finding_events').select(['repository_id', 'fingerprint', 'event', 'created_at'])
-        .where('repository_id', 'in', repos.map((r) => r.id)).execute();
+        .where('repository_id', 'in', repositoryIds).where('created_at', '<', before).execute();
       for (const { repository_id: id, ...e } of events) out.get(id)?.events.push(e);
       return out;
     },
