@@ -351,6 +351,7 @@ function portfolioSection(result: PortfolioResult | null): string {
     full ? 'the full scale of the targets.' : `**a reduced scale** (BENCH_PORTFOLIO_REPOS, BENCH_PORTFOLIO_FINDINGS): the targets are for 10,000 repositories and 10 million findings.`,
     'Half the repositories ship log4j-core 2.14.1. A `serve` process of its own (the build, as `npm start` runs it; two ingest workers) on',
     `the seeded database; for ${result.uploads.seconds} s one reader per kind reads in a loop while 50 SARIF uploads a minute (20 results each) arrive`,
+    'and the process\'s first housekeeping round writes every repository\'s metrics snapshot of yesterday (the findings were first seen then), as after each midnight',
     `(${result.uploads.sent} accepted, ${result.uploads.failed} refused). Then an advisory for log4j-core (OSV, as GHSA-jfh8-c2jp-5v3q) is imported with`,
     'the `advisories import` code path and timed until every repository it affects is re-matched by the serve process\'s workers.',
     '',
