@@ -26,12 +26,24 @@ const LODASH = {
   references: [{ type: 'ADVISORY', url: 'https://nvd.nist.gov/vuln/detail/CVE-2021-23337' }],
 };
 
+// CycloneDX 1.6 with its dependency graph (as cdxgen writes it): the application depends on express
+// and async; async 2.6.3 depends on lodash (^4.17.14 in its package.json), so lodash is transitive.
 const SBOM = JSON.stringify({
   bomFormat: 'CycloneDX', specVersion: '1.6', version: 1,
-  metadata: { tools: { components: [{ type: 'application', name: 'cdxgen', version: '11.0.0' }] } },
+  metadata: {
+    tools: { components: [{ type: 'application', name: 'cdxgen', version: '11.0.0' }] },
+    component: { type: 'application', 'bom-ref': 'pkg:npm/storefront@1.0.0', name: 'storefront', version: '1.0.0', purl: 'pkg:npm/storefront@1.0.0' },
+  },
   components: [
     { type: 'library', 'bom-ref': 'pkg:npm/lodash@4.17.20', name: 'lodash', version: '4.17.20', purl: 'pkg:npm/lodash@4.17.20' },
     { type: 'library', 'bom-ref': 'pkg:npm/express@4.19.2', name: 'express', version: '4.19.2', purl: 'pkg:npm/express@4.19.2' },
+    { type: 'library', 'bom-ref': 'pkg:npm/async@2.6.3', name: 'async', version: '2.6.3', purl: 'pkg:npm/async@2.6.3' },
+  ],
+  dependencies: [
+    { ref: 'pkg:npm/storefront@1.0.0', dependsOn: ['pkg:npm/express@4.19.2', 'pkg:npm/async@2.6.3'] },
+    { ref: 'pkg:npm/async@2.6.3', dependsOn: ['pkg:npm/lodash@4.17.20'] },
+    { ref: 'pkg:npm/express@4.19.2', dependsOn: [] },
+    { ref: 'pkg:npm/lodash@4.17.20', dependsOn: [] },
   ],
 });
 
@@ -81,6 +93,13 @@ describe('advisories in Chromium', () => {
     await repos.getByRole('link', { name: 'acme/storefront' }).click();
     await suite.page.waitForURL(new RegExp(`/repos/${repoId}\\?tab=components`));
     await suite.page.getByRole('table', { name: 'Components' }).waitFor();
+  });
+
+  it('says in the findings list which vulnerable packages are transitive, and through what', async () => {
+    await suite.page.goto(`/repos/${repoId}`);
+    const row = suite.page.getByRole('table', { name: 'Findings' }).getByRole('row', { name: /GHSA-35jh-r3h4-6jhm/ });
+    await row.waitFor();
+    expect(await row.locator('.finding-dependency').textContent()).toBe('transitive via async@2.6.3 → lodash@4.17.20');
   });
 
   it('lists the advisory on the dashboard by the repositories it affects', async () => {

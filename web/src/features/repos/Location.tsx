@@ -17,7 +17,23 @@ export function Location({ finding }: { finding: Finding }) {
       {finding.occurrences > 1 && (
         <>{' '}<span className="finding-occurrences nowrap" title={`The tool reported this ${finding.occurrences} times`}>×{finding.occurrences}</span></>
       )}
+      <Dependency finding={finding} />
     </>
+  );
+}
+
+/**
+ * For a package an SBOM of the ref lists: a direct dependency, or transitive with the shortest path
+ * that pulls it in, so the list says which manifest line to change without opening each finding.
+ */
+function Dependency({ finding }: { finding: Finding }) {
+  if (finding.direct === null) return null;
+  if (finding.direct) return <span className="cell-sub finding-dependency">direct dependency</span>;
+  const path = finding.path && finding.path.length > 1 ? finding.path.map((c) => (c.version ? `${c.name}@${c.version}` : c.name)).join(' → ') : null;
+  return (
+    <span className="cell-sub finding-dependency" title={path ? `Pulled in by ${path}` : undefined}>
+      transitive{path && <> via <span className="mono">{path}</span></>}
+    </span>
   );
 }
 
