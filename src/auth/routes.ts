@@ -166,7 +166,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
         params: Type.Object({ provider: Type.String() }),
         body: Type.Object({ SAMLResponse: Type.String({ minLength: 1 }), RelayState: Type.Optional(Type.String({ maxLength: 80 })) }),
         response: {
-          303: { description: 'Verified: on to the completion, which signs in the browser that started the sign-in; or to the login screen when the IdP cannot be reached.', type: 'null' },
+          303: { description: 'Verified: on to the completion, which signs in the browser that started the sign-in; or to the login screen when the IdP cannot be reached, or (for a browser, which asks for HTML) when the Response is refused.', type: 'null' },
           ...problems(400, 401, 404),
         },
       },
@@ -184,7 +184,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
           request.log.warn({ provider: saml.config.id, reason: caught.message }, 'SAML sign-in could not be checked');
           return toLogin(reply, 'forge_failed', 303);
         }
-        throw refusedSaml(request, saml.config.id, caught);
+        return refusedSaml(request, reply, saml.config.id, caught);
       }
       // This POST carries none of our cookies, so it cannot tell whose browser posted it; the GET it
       // is redirected to is a top-level navigation, which carries the Lax binding cookie.
@@ -201,6 +201,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
       querystring: Type.Object({ ticket: Type.String({ minLength: 1, maxLength: 100 }) }),
       response: {
         302: { description: 'Signed in, to where the sign-in started (the session cookie is set, the binding cookie cleared).', type: 'null' },
+        303: { description: 'Refused, for a browser (it asks for HTML): to the login screen with ?error=not_verified. Others get the 401 problem.', type: 'null' },
         ...problems(400, 401, 404),
       },
     },
@@ -212,7 +213,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
       result = await saml.signIn.complete({ ticket: request.query.ticket, binding: request.cookies[SAML_BINDING_COOKIE] });
     } catch (caught) {
       if (!(caught instanceof ForgeError)) throw caught;
-      throw refusedSaml(request, saml.config.id, caught);
+      return refusedSaml(request, reply, saml.config.id, caught);
     }
     await completeSignIn(request, saml.config.id, result, saml.config.group_mappings);
     reply.clearCookie(SAML_BINDING_COOKIE, bindingCookie(saml.config.id));
@@ -293,10 +294,15 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config; services: S
     await startSession(request, user, 'signed_in', { provider });
   }
 
-  /** Nothing was written: the user, their memberships and the session come only after every check. */
-  function refusedSaml(request: FastifyRequest, provider: string, caught: ForgeError) {
+  /**
+   * Nothing was written: the user, their memberships and the session come only after every check.
+   * A browser (it asks for HTML, as a form post or a redirect it follows does) goes back to the login
+   * screen, which says so in its own words; anything else gets the problem.
+   */
+  function refusedSaml(request: FastifyRequest, reply: FastifyReply, provider: string, caught: ForgeError) {
     request.log.warn({ provider, reason: caught.message }, 'SAML sign-in refused');
-    return unauthorized('The SAML sign-in was refused; start signing in again. The reason is in the service log.');
+    if (/\btext\/html\b/.test(request.headers.accept ?? '')) return toLogin(reply, 'not_verified', 303);
+    throw unauthorized('The SAML sign-in was refused; start signing in again. The reason is in the service log.');
   }
 
   /** Sent only to the completion of its provider; Secure when the service is served over https. */

@@ -8,5 +8,7 @@ export const SIGN_IN_ERRORS = {
   refused: 'refused',
   provider_gone: 'provider_gone',
   forge_failed: 'forge_failed',
+  /** A SAML Response that failed our checks (signature, audience, times, the binding to this browser). */
+  not_verified: 'not_verified',
 } as const;
 export type SignInError = keyof typeof SIGN_IN_ERRORS;

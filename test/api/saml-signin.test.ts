@@ -343,6 +343,27 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
     });
   });
 
+  it('sends a browser whose sign-in is refused back to the login screen, signing no one in, at the ACS and at the completion', async () => {
+    const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+    const before = await counts();
+    idp.nextUser = { nameId: 'mallory@corp.example', attributes: { uid: 'mallory' } };
+    idp.next = { sign: 'none' };
+    const acs = await post(await startSignIn(), html);
+    expect(acs.statusCode, acs.body).toBe(303);
+    expect(acs.headers.location).toBe('/login?error=not_verified');
+    expect(logged.filter((l) => l.includes('SAML sign-in refused')).at(-1)).toMatch(/Invalid signature/);
+    // A valid Response, completed by a browser that did not start the sign-in (no binding cookie).
+    idp.next = {};
+    const verified = await post(await startSignIn(), html);
+    expect(verified.statusCode, verified.body).toBe(303);
+    const completion = await t.request({ url: verified.headers.location as string, headers: html });
+    expect(completion.statusCode, completion.body).toBe(303);
+    expect(completion.headers.location).toBe('/login?error=not_verified');
+    expect(completion.cookies.find((c) => c.name === 'scanyard_session')).toBeUndefined();
+    logged.length = 0;
+    expect(await counts()).toEqual(before);
+  });
+
   it('refuses a transient NameID, which would make a new user at every sign-in', async () => {
     const before = await counts();
     idp.nextUser = { nameId: '_3f1e0c2a9b', nameIdFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient', attributes: { uid: 'ada' } };

@@ -70,7 +70,10 @@ describe('SAML sign-in in a browser', () => {
     expect((await context.cookies()).map((c) => c.name)).toEqual(['scanyard_saml_binding']);
     const completion = page.waitForResponse((res) => res.url().startsWith(`${base}/auth/saml/corp/complete?ticket=`));
     await page.goto(attacker.url);
-    expect((await completion).status()).toBe(401);
+    expect((await completion).status()).toBe(303);
+    // Back on the login screen, which says so in its own words, not a raw problem document.
+    await page.waitForURL(/\/login\?error=not_verified$/);
+    await page.getByText('The sign-in could not be verified, so no one was signed in.').waitFor();
     expect((await me(page)).status()).toBe(401);
   });
 

@@ -301,7 +301,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Verified: on to the completion, which signs in the browser that started the sign-in; or to the login screen when the IdP cannot be reached. */
+                /** @description Verified: on to the completion, which signs in the browser that started the sign-in; or to the login screen when the IdP cannot be reached, or (for a browser, which asks for HTML) when the Response is refused. */
                 303: {
                     headers: {
                         [name: string]: unknown;
@@ -366,6 +366,13 @@ export interface paths {
             responses: {
                 /** @description Signed in, to where the sign-in started (the session cookie is set, the binding cookie cleared). */
                 302: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Refused, for a browser (it asks for HTML): to the login screen with ?error=not_verified. Others get the 401 problem. */
+                303: {
                     headers: {
                         [name: string]: unknown;
                     };

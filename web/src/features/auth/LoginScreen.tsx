@@ -16,6 +16,7 @@ const SIGN_IN_ERRORS: Record<string, string> = {
   refused: 'The forge refused the sign-in.',
   provider_gone: 'That sign-in provider is no longer configured.',
   forge_failed: 'The forge could not be reached or gave an answer we could not use. Try again in a moment.',
+  not_verified: 'The sign-in could not be verified, so no one was signed in. Start signing in again from this page.',
 };
 const SIGN_IN_FAILED = 'Try again, or ask an administrator if it keeps happening.';
 
