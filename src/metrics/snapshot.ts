@@ -31,6 +31,8 @@ export interface TriageHistory {
  * while the findings list (advisories/priorities-store.ts inKev) follows the database's aliases too.
  */
 export function kevAddedAtOf(finding: { rule_id: string; aliases: string | null }, imports: ReadonlyMap<string, string>): string | null {
+  // The daily snapshot asks this of every open finding: without a catalogue, parse no aliases.
+  if (imports.size === 0) return null;
   let first: string | null = null;
   for (const name of [finding.rule_id, ...(finding.aliases ? (JSON.parse(finding.aliases) as string[]) : [])]) {
     const at = imports.get(name.toUpperCase());
@@ -66,6 +68,8 @@ const REOPENING = new Set(['reopened_by_hand', 'dismissal_expired', 'rule_delete
  *   counts triage reopenings; dismissed counts dismissals during D.
  * - breached: open at the end of D and past its due date as the SLA now says.
  */
+const NO_EVENTS: readonly { at: number; dismisses: boolean }[] = [];
+
 export function dayPoints(findings: readonly FindingHistory[], events: readonly TriageHistory[], sla: Sla, days: readonly string[]): DayPoint[] {
   const byFingerprint = new Map<string, TriageHistory[]>();
   for (const event of [...events].sort((a, b) => a.created_at.localeCompare(b.created_at))) {
@@ -79,7 +83,7 @@ export function dayPoints(findings: readonly FindingHistory[], events: readonly 
     fixed: f.state === 'fixed' && f.fixed_at ? Date.parse(f.fixed_at) : Infinity,
     reopened: f.reopened_at ? Date.parse(f.reopened_at) : null,
     due: slaWindow(sla, f.severity, f.created_at, f.kev_added_at)?.due ?? Infinity,
-    events: (byFingerprint.get(f.fingerprint) ?? []).map((e) => ({ at: Date.parse(e.created_at), dismisses: DISMISSING.has(e.event) })),
+    events: byFingerprint.get(f.fingerprint)?.map((e) => ({ at: Date.parse(e.created_at), dismisses: DISMISSING.has(e.event) })) ?? NO_EVENTS,
   }));
   return days.map((day) => {
     const start = startOf(day);

@@ -164,12 +164,15 @@ export function metricsStore(db: Kysely<Database>) {
      * it falls within them, so the daily round reads open findings and the few fixed lately, not
      * every finding the branch ever fixed.
      */
-    async histories(repos: readonly { id: string; refId: string }[], since: string | null, before: string): Promise<Map<string, { findings: Omit<FindingHistory, 'kev_added_at'>[]; events: TriageHistory[] }>> {
-      const out = new Map(repos.map((r) => [r.id, { findings: [] as Omit<FindingHistory, 'kev_added_at'>[], events: [] as TriageHistory[] }]));
+    async histories(repos: readonly { id: string; refId: string }[], since: string | null, before: string): Promise<Map<string, { findings: FindingHistory[]; events: TriageHistory[] }>> {
+      const out = new Map(repos.map((r) => [r.id, { findings: [] as FindingHistory[], events: [] as TriageHistory[] }]));
       if (repos.length === 0) return out;
       const repositoryIds = repos.map((r) => r.id);
+      // Rows kept as the driver made them (kev_added_at filled in by the caller): a daily round reads
+      // every open finding of the portfolio, and each copy of ten million rows was garbage to collect.
       const findings = await db.selectFrom('findings')
-        .select(['repository_id', 'fingerprint', 'severity', 'rule_id', 'aliases', 'purl', 'state', 'created_at', 'fixed_at', 'reopened_at'])
+        .select(['repository_id', 'fingerprint', 'severity', 'rule_id', 'aliases', 'purl', 'state', 'created_at', 'fixed_at', 'reopened_at',
+          sql<string | null>`null`.as('kev_added_at')])
         .where('ref_id', 'in', repos.map((r) => r.refId)).where('created_at', '<', before)
         .$if(since !== null, (q) => q.where((eb) => eb.or([
           eb('state', '!=', 'fixed'),
@@ -179,7 +182,7 @@ export function metricsStore(db: Kysely<Database>) {
             .where('finding_events.created_at', '>=', since!).where('finding_events.created_at', '<', before)),
         ])))
         .execute();
-      for (const { repository_id: id, ...f } of findings) out.get(id)?.findings.push(f);
+      for (const f of findings) out.get(f.repository_id)?.findings.push(f);
       const events = await db.selectFrom('finding_events').select(['repository_id', 'fingerprint', 'event', 'created_at'])
         .where('repository_id', 'in', repositoryIds).where('created_at', '<', before).execute();
       for (const { repository_id: id, ...e } of events) out.get(id)?.events.push(e);
