@@ -10,7 +10,7 @@ import type { RepoWithScan } from '../repos/store.js';
 import type { RefStore } from '../refs/store.js';
 import { componentGraph, type ComponentGraph } from '../results/graph.js';
 import { planActions, type Action, type Via } from './plan.js';
-import type { RemediationStore } from './store.js';
+import type { RefComponent, RemediationStore } from './store.js';
 
 /** One upgrade across an organization's repositories. */
 export interface OrgAction {
@@ -30,24 +30,41 @@ export interface OrgAction {
 
 /** Upgrade plans: what to upgrade, to which version, fixing what, and where in the manifest. */
 export function remediationService(store: RemediationStore, refs: RefStore, authorizedRepo: AuthorizedRepo, policy: Policy) {
-  /** The plan of a ref's row (null: the ref has no results). */
-  async function planOf(refId: string | null): Promise<Action[]> {
-    if (refId === null) return [];
-    const findings = await store.findings(refId);
-    if (findings.length === 0) return [];
-    const keys = [...new Set(findings.map((f) => packageOfPurl(f.purl)?.key).filter((key): key is string => key !== undefined))];
-    const [entries, known, components] = await Promise.all([store.advisoryEntries(keys), store.known(findings), store.components(refId, keys)]);
+  /**
+   * The plans of these refs, each by its id: one read of their findings, of the advisories of all
+   * their packages and of their components, whether one ref (a repository's plan) or every default
+   * branch of an organisation; then each ref is planned from its own findings and graphs.
+   */
+  async function plansOf(refIds: readonly string[]): Promise<Map<string, Action[]>> {
+    const plans = new Map<string, Action[]>(refIds.map((id) => [id, []]));
+    const findingsByRef = await store.findings(refIds);
+    const all = [...findingsByRef.values()].flat();
+    if (all.length === 0) return plans;
+    const keys = [...new Set(all.map((f) => packageOfPurl(f.purl)?.key).filter((key): key is string => key !== undefined))];
+    const withFindings = [...findingsByRef].filter(([, findings]) => findings.length > 0).map(([refId]) => refId);
+    const [entries, known, components] = await Promise.all([store.advisoryEntries(keys), store.known(all), store.components(withFindings, keys)]);
     const graphs = new Map<string, ComponentGraph>();
     for (const analysisId of new Set(components.map((c) => c.analysis_id))) graphs.set(analysisId, componentGraph(await store.graph(analysisId)));
-    const viaOf = (packageKey: string, version: string): Via[] => {
-      const via = new Map<string, Via>();
-      for (const c of components) {
-        if (c.package_key !== packageKey || c.version !== version) continue;
-        for (const row of graphs.get(c.analysis_id)?.via(c.id) ?? []) via.set(`${row.name}@${row.version ?? ''}`, { name: row.name, version: row.version });
-      }
-      return [...via.values()].sort((a, b) => a.name.localeCompare(b.name));
-    };
-    return planActions(findings, entries, known, viaOf);
+    const componentsByRef = new Map<string, RefComponent[]>();
+    for (const c of components) {
+      const list = componentsByRef.get(c.ref_id);
+      if (list) list.push(c);
+      else componentsByRef.set(c.ref_id, [c]);
+    }
+    for (const [refId, findings] of findingsByRef) {
+      if (findings.length === 0) continue;
+      const own = componentsByRef.get(refId) ?? [];
+      const viaOf = (packageKey: string, version: string): Via[] => {
+        const via = new Map<string, Via>();
+        for (const c of own) {
+          if (c.package_key !== packageKey || c.version !== version) continue;
+          for (const row of graphs.get(c.analysis_id)?.via(c.id) ?? []) via.set(`${row.name}@${row.version ?? ''}`, { name: row.name, version: row.version });
+        }
+        return [...via.values()].sort((a, b) => a.name.localeCompare(b.name));
+      };
+      plans.set(refId, planActions(findings, entries, known, viaOf));
+    }
+    return plans;
   }
 
   async function refRowOf(repo: RepoWithScan, raw: string | undefined) {
@@ -62,7 +79,8 @@ export function remediationService(store: RemediationStore, refs: RefStore, auth
     /** A ref's upgrade plan, most risk removed first. */
     async repository(actor: Actor, repoId: string, rawRef: string | undefined): Promise<Action[]> {
       const repo = await authorizedRepo(actor, repoId, 'scan.read');
-      return planOf((await refRowOf(repo, rawRef))?.id ?? null);
+      const refId = (await refRowOf(repo, rawRef))?.id;
+      return refId === undefined ? [] : (await plansOf([refId])).get(refId)!;
     },
 
     /**
@@ -74,9 +92,11 @@ export function remediationService(store: RemediationStore, refs: RefStore, auth
       await policy.require(actor, 'org.read', { orgId, what: 'The organization' });
       const readable = await store.readableRepositories(orgId, policy.repoReader(actor));
       const refIds = await store.branchRefIds(readable.map((repo) => ({ repositoryId: repo.id, branch: defaultBranch(repo.default_branch).name })));
+      const plans = await plansOf([...new Set(refIds.values())]);
       const grouped = new Map<string, OrgAction & { vulns: Set<string>; kevs: Set<string> }>();
       for (const repo of readable) {
-        for (const action of await planOf(refIds.get(repo.id) ?? null)) {
+        const refId = refIds.get(repo.id);
+        for (const action of refId === undefined ? [] : plans.get(refId)!) {
           const key = `${action.purl}\n${action.to ?? ''}`;
           let group = grouped.get(key);
           if (!group) {

@@ -11,6 +11,7 @@ import type { PlanAdvisoryEntry, PlanFinding } from './plan.js';
 const CHUNK = 1000;
 
 export interface RefComponent {
+  ref_id: string;
   id: string;
   analysis_id: string;
   package_key: string | null;
@@ -20,13 +21,18 @@ export interface RefComponent {
 /** What an upgrade plan reads: a ref's open package findings, the advisories of their packages, and its SBOMs' graphs. */
 export function remediationStore(db: Kysely<Database>) {
   return {
-    /** The ref's open findings that name a package, with their KEV and EPSS standing. */
-    findings(refId: string): Promise<PlanFinding[]> {
-      return db.selectFrom('findings')
-        .select(['findings.id', 'findings.rule_id', 'findings.aliases', 'findings.purl', 'findings.package_name', 'findings.package_version',
-          'findings.severity', 'findings.fixed_versions', inKev().as('in_kev'), epssProbability().as('epss_probability')])
-        .where('findings.ref_id', '=', refId).where('findings.purl', 'is not', null).where('findings.state', '=', 'open')
-        .execute() as Promise<PlanFinding[]>;
+    /** These refs' open findings that name a package, with their KEV and EPSS standing, by ref. */
+    async findings(refIds: readonly string[]): Promise<Map<string, PlanFinding[]>> {
+      const byRef = new Map<string, PlanFinding[]>(refIds.map((id) => [id, []]));
+      for (let i = 0; i < refIds.length; i += CHUNK) {
+        const rows = await db.selectFrom('findings')
+          .select(['findings.ref_id', 'findings.id', 'findings.rule_id', 'findings.aliases', 'findings.purl', 'findings.package_name', 'findings.package_version',
+            'findings.severity', 'findings.fixed_versions', inKev().as('in_kev'), epssProbability().as('epss_probability')])
+          .where('findings.ref_id', 'in', refIds.slice(i, i + CHUNK)).where('findings.purl', 'is not', null).where('findings.state', '=', 'open')
+          .execute();
+        for (const { ref_id: refId, ...row } of rows) byRef.get(refId)?.push(row as PlanFinding);
+      }
+      return byRef;
     },
 
     /** Every affected[] entry naming these packages, withdrawn ones included (the plan leaves them out). */
@@ -45,13 +51,15 @@ export function remediationStore(db: Kysely<Database>) {
       return knownAliases(db, findings as unknown as VulnerabilityFinding[]);
     },
 
-    /** The ref's components of these packages, to find their place in their SBOM's graph. */
-    async components(refId: string, packageKeys: string[]): Promise<RefComponent[]> {
+    /** These refs' components of these packages, to find their place in their SBOM's graph. */
+    async components(refIds: readonly string[], packageKeys: string[]): Promise<RefComponent[]> {
       const out: RefComponent[] = [];
-      for (let i = 0; i < packageKeys.length; i += CHUNK) {
-        out.push(...await db.selectFrom('components').innerJoin('analyses', 'analyses.id', 'components.analysis_id')
-          .select(['components.id', 'components.analysis_id', 'components.package_key', 'components.version'])
-          .where('analyses.ref_id', '=', refId).where('components.package_key', 'in', packageKeys.slice(i, i + CHUNK)).execute());
+      for (let r = 0; r < refIds.length; r += CHUNK) {
+        for (let i = 0; i < packageKeys.length; i += CHUNK) {
+          out.push(...await db.selectFrom('components').innerJoin('analyses', 'analyses.id', 'components.analysis_id')
+            .select(['analyses.ref_id', 'components.id', 'components.analysis_id', 'components.package_key', 'components.version'])
+            .where('analyses.ref_id', 'in', refIds.slice(r, r + CHUNK)).where('components.package_key', 'in', packageKeys.slice(i, i + CHUNK)).execute());
+        }
       }
       return out;
     },

@@ -138,6 +138,13 @@ describe.each(DB_KINDS)('dependency paths and upgrade plans, on %s', (kind) => {
       ['qs', ['6.7.0'], '6.7.3', ['CVE-2022-24999'], [repo]],
       ['qs', ['6.2.0'], '6.2.4', ['CVE-2017-1000048', 'CVE-2022-24999'], [other]],
     ]));
+    // Planned together (one read for every repository), each repository's actions are its own plan's.
+    for (const repoId of [repo, other]) {
+      const own = (await plan(repoId)).json<Action[]>();
+      expect(own.length).toBeGreaterThan(0);
+      const listed = actions.filter((a) => a.repositories.includes(repoId)).map((a) => `${a.package} ${a.to}`).sort();
+      expect(listed).toEqual(own.map((a) => `${a.package} ${a.to}`).sort());
+    }
     expect((await t.request({ url: `/api/v1/orgs/${orgId}/remediation`, headers: { cookie: stranger } })).statusCode).toBe(404);
   });
 
