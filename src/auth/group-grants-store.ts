@@ -10,10 +10,10 @@ export function groupGrantStore(db: Kysely<Database>) {
     },
 
     /** A team provisioned by SCIM is not one a mapping may add to: its members are exactly its SCIM group's. */
-    async teamsByKey(orgIds: string[], keys: string[]): Promise<{ id: string; org_id: string; name_key: string }[]> {
+    async teamsByKey(orgIds: string[], keys: string[]): Promise<{ id: string; org_id: string; name_key: string; source: string }[]> {
       if (orgIds.length === 0 || keys.length === 0) return [];
-      return db.selectFrom('teams').select(['id', 'org_id', 'name_key'])
-        .where('org_id', 'in', orgIds).where('name_key', 'in', keys).where('source', '!=', 'scim').execute();
+      return db.selectFrom('teams').select(['id', 'org_id', 'name_key', 'source'])
+        .where('org_id', 'in', orgIds).where('name_key', 'in', keys).execute();
     },
 
     async membershipsIn(userId: string, orgIds: string[]): Promise<{ org_id: string; role: OrgRole; source: Source }[]> {

@@ -59,11 +59,18 @@ export function groupGrants(inTransaction: InTransaction<{ grants: GroupGrantSto
         }
 
         const teamMappings = p.mappings.filter((m): m is GroupMapping & { team: string } => m.team !== null && orgs.has(nameKey(m.org)));
-        const teams = await grants.teamsByKey([...orgs.values()], [...new Set(teamMappings.map((m) => nameKey(m.team)))]);
-        const teamOf = (m: GroupMapping & { team: string }) =>
-          teams.find((t) => t.org_id === orgs.get(nameKey(m.org)) && t.name_key === nameKey(m.team));
+        const named = await grants.teamsByKey([...orgs.values()], [...new Set(teamMappings.map((m) => nameKey(m.team)))]);
+        const find = (m: GroupMapping & { team: string }) => named.find((t) => t.org_id === orgs.get(nameKey(m.org)) && t.name_key === nameKey(m.team));
+        // A team SCIM provisions has its members from the IdP's Groups: a sign-in never changes them.
+        const teams = named.filter((t) => t.source !== 'scim');
+        const teamOf = (m: GroupMapping & { team: string }) => {
+          const team = find(m);
+          return team?.source === 'scim' ? undefined : team;
+        };
         for (const m of teamMappings) {
-          if (teamOf(m) === undefined) p.log.warn({ provider: p.providerId, org: m.org, team: m.team }, 'a group mapping names a team that does not exist; skipped');
+          const team = find(m);
+          if (team === undefined) p.log.warn({ provider: p.providerId, org: m.org, team: m.team }, 'a group mapping names a team that does not exist; skipped');
+          else if (team.source === 'scim') p.log.warn({ provider: p.providerId, org: m.org, team: m.team }, 'a group mapping names a team SCIM provisions (its members come from SCIM Groups); skipped');
         }
         const wantedTeams = new Set(teamMappings.filter((m) => held.has(m.group)).map(teamOf)
           .filter((t) => t !== undefined && memberOf.has(t.org_id)).map((t) => t!.id));

@@ -27,6 +27,8 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
       group_mappings: [
         { group: 'sec-team', org: 'Acme', role: 'owner', team: 'payments' },
         { group: 'devs', org: 'Acme', role: 'member' },
+        // A team SCIM provisions (made in its test): its members come from SCIM Groups only.
+        { group: 'devs', org: 'Acme', role: 'member', team: 'platform' },
       ],
     };
     // Nothing listens on port 1: the service starts all the same, and only that provider's sign-in fails.
@@ -389,6 +391,25 @@ describe.each(DB_KINDS)('SAML 2.0 sign-in against a test IdP on %s', (kind) => {
     expect((await t.request({ url: `/api/v1/me`, headers: { cookie: sessionCookie(second) } })).json().orgs).toEqual([]);
     expect(Number((await t.db.kysely.selectFrom('team_members').select((eb) => eb.fn.countAll<number>().as('n'))
       .where('user_id', '=', linus.id).executeTakeFirstOrThrow()).n)).toBe(0);
+  });
+
+  it('leaves a team SCIM provisions to SCIM: a mapping naming it adds no one, and the log says why', async () => {
+    const org = await mappedOrg();
+    const at = new Date().toISOString();
+    const platform = { id: 'scim-team-platform', org_id: org.id, name: 'Platform', name_key: 'platform', description: '', source: 'scim' as const, forge_id: null, created_at: at, updated_at: at };
+    await t.db.kysely.insertInto('teams').values(platform).execute();
+    idp.nextUser = { nameId: 'grace@corp.example', attributes: { uid: 'grace', groups: ['devs'] } };
+    logged.length = 0;
+    const res = await signIn(await startSignIn());
+    expect(res.statusCode, res.body).toBe(302);
+    const grace = (await t.request({ url: '/api/v1/me', headers: { cookie: sessionCookie(res) } })).json<{ id: string; orgs: unknown[] }>();
+    expect(grace.orgs).toHaveLength(1);
+    const members = await t.db.kysely.selectFrom('team_members').select('user_id').where('team_id', '=', platform.id).execute();
+    expect(members).toEqual([]);
+    const about = logged.filter((l) => l.includes('"team":"platform"'));
+    expect(about.some((l) => l.includes('names a team SCIM provisions'))).toBe(true);
+    expect(about.some((l) => l.includes('does not exist'))).toBe(false);
+    logged.length = 0;
   });
 
   it('links a user provisioned by SCIM (externalId = the NameID) at their first SAML sign-in, as a member of source scim', async () => {
