@@ -279,4 +279,3 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
     },
   };
 }
-
