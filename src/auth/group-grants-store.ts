@@ -9,7 +9,7 @@ export function groupGrantStore(db: Kysely<Database>) {
       return db.selectFrom('orgs').select(['id', 'name_key']).where('name_key', 'in', keys).execute();
     },
 
-    /** A team provisioned by SCIM is not one a mapping may add to: its members are exactly its SCIM group's. */
+    /** The teams of these orgs with these name keys, with their source: group-grants.ts leaves SCIM's alone (their members are exactly its group's). */
     async teamsByKey(orgIds: string[], keys: string[]): Promise<{ id: string; org_id: string; name_key: string; source: string }[]> {
       if (orgIds.length === 0 || keys.length === 0) return [];
       return db.selectFrom('teams').select(['id', 'org_id', 'name_key', 'source'])
