@@ -214,17 +214,17 @@ async function seedDatabase(name: string, repos: number, findings: number, compo
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
   const db = openDatabase({ kind: 'postgres', url: url.toString() });
+  let seeded = false;
   try {
     await db.migrate();
     const started = performance.now();
     await seed(db, repos, findings, components, log);
+    seeded = true;
     return (performance.now() - started) / 1000;
-  } catch (err) {
-    await db.close();
-    await admin(`drop database if exists ${name} with (force)`);
-    throw err;
   } finally {
-    await db.close().catch(() => undefined);
+    await db.close();
+    // A half-made seed is not kept for the next run to copy.
+    if (!seeded) await admin(`drop database if exists ${name} with (force)`);
   }
 }
 

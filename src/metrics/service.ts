@@ -245,8 +245,10 @@ export function metricsService(db: Kysely<Database>, authorizedRepo: AuthorizedR
         let earliest: string | null = null;
         // Repositories a few hundred (or thousand findings) at a time: one read of their findings and events each.
         for (const batch of batches(due, BATCH)) {
-          const firstDays = batch.map((r) => last.get(r.id));
-          const since = firstDays.includes(undefined) ? null : new Date(startOf(addDays(firstDays.reduce((a, b) => (a! < b! ? a : b))!, 1))).toISOString();
+          // From the day after the batch's earliest last snapshot; the whole history if one has none.
+          const lastDays = batch.map((r) => last.get(r.id));
+          const earliestLast = lastDays.some((day) => day === undefined) ? null : (lastDays as string[]).sort()[0]!;
+          const since = earliestLast === null ? null : new Date(startOf(addDays(earliestLast, 1))).toISOString();
           const histories = await store.histories(batch.map((r) => ({ id: r.id, refId: r.refId! })), since, before);
           const rows: { repositoryId: string; points: DayPoint[] }[] = [];
           for (const repo of batch) {
